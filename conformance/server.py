@@ -1,0 +1,62 @@
+"""Start the real `superfluid serve` once per test session and wait until it answers."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+DEFAULT_MODEL = "smollm2-135m-instruct"
+SECOND_MODEL = "gemma3-270m"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class RunningServer:
+    base_url: str
+    process: subprocess.Popen[bytes]
+    log_path: Path
+
+    def log_tail(self, n: int = 40) -> str:
+        lines = self.log_path.read_text(errors="replace").splitlines()
+        return "\n".join(lines[-n:])
+
+
+def start_server(args: list[str], log_path: Path, timeout_s: float = 180) -> RunningServer:
+    port = free_port()
+    cmd = [sys.executable, "-m", "superfluid.cli", "serve", *args, "--port", str(port)]
+    log = log_path.open("wb")
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
+    server = RunningServer(f"http://127.0.0.1:{port}", process, log_path)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"superfluid serve exited with {process.returncode}:\n{server.log_tail()}")
+        try:
+            if httpx.get(server.base_url + "/health", timeout=1).status_code == 200:
+                return server
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.25)
+    process.kill()
+    raise RuntimeError(f"superfluid serve did not come up in {timeout_s}s:\n{server.log_tail()}")
+
+
+def stop_server(server: RunningServer) -> None:
+    server.process.terminate()
+    try:
+        server.process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        server.process.kill()

@@ -1,0 +1,91 @@
+"""`superfluid serve MODEL...`: flags map one to one onto Settings (llama-server's names where it has them)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from superfluid import __version__
+from superfluid.engine.chat_template import BUILTIN_TEMPLATES
+from superfluid.engine.model_sources import DEFAULT_MODEL, ModelSourceError
+from superfluid.settings import DEFAULT_PORT, Settings
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="superfluid", description="LLM inference server over llama.cpp")
+    parser.add_argument("--version", action="version", version=f"superfluid {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="serve models over the OpenAI, Anthropic and Ollama APIs")
+    serve.add_argument("models", nargs="*", metavar="MODEL",
+                       help=f"bundled id, path to a .gguf, or owner/repo[:QUANT] (default: {DEFAULT_MODEL}); "
+                            "the first is the default model")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=DEFAULT_PORT)
+    serve.add_argument("-c", "--ctx-size", type=int, default=0,
+                       help="context window in tokens (0: the model's training context, at most 8192)")
+    serve.add_argument("-t", "--threads", type=int, default=0, help="llama.cpp threads (0: all cores)")
+    serve.add_argument("-np", "--parallel", type=int, default=4, help="lanes decoded together")
+    serve.add_argument("-b", "--batch-size", type=int, default=512, help="most prompt tokens per engine tick")
+    serve.add_argument("-n", "--max-tokens", type=int, default=None,
+                       help="reply cap when a request names none (default: fill the context)")
+    serve.add_argument("--chat-template", choices=BUILTIN_TEMPLATES, default=None,
+                       help="use a built-in chat template instead of the model's")
+    serve.add_argument("--chat-template-file", type=Path, default=None, help="Jinja chat template file")
+    serve.add_argument("--api-key", default=None, help="require this key (Authorization: Bearer or X-Api-Key)")
+    serve.add_argument("-a", "--alias", default=None, help="public id of the first model")
+    serve.add_argument("--preload", action="append", default=[], metavar="ID",
+                       help="also load this known model at start-up (repeatable)")
+    serve.add_argument("--hf-cache", type=Path, default=None, help="Hugging Face hub cache directory")
+    serve.add_argument("--keepalive", type=float, default=15.0, help="seconds between SSE keep-alive lines")
+    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    return parser
+
+
+def settings_from_args(args: argparse.Namespace) -> Settings:
+    return Settings(
+        models=tuple(args.models) or (DEFAULT_MODEL,),
+        host=args.host,
+        port=args.port,
+        ctx_size=args.ctx_size,
+        threads=args.threads,
+        parallel=args.parallel,
+        batch_size=args.batch_size,
+        max_tokens=args.max_tokens,
+        chat_template=args.chat_template,
+        chat_template_file=args.chat_template_file,
+        api_key=args.api_key,
+        alias=args.alias,
+        keepalive_s=args.keepalive,
+        hf_cache=args.hf_cache,
+        preload=tuple(args.preload),
+        log_level=args.log_level,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    settings = settings_from_args(args)
+    logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    import uvicorn
+
+    from superfluid.app import create_app
+
+    try:
+        app = create_app(settings)
+        # Resolve model references now, so a bad one fails before the listener opens.
+        from superfluid.engine.registry import ModelRegistry
+
+        ModelRegistry(settings)
+    except ModelSourceError as exc:
+        print(f"superfluid: {exc}", file=sys.stderr)
+        return 2
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level=settings.log_level,
+                access_log=settings.log_level == "debug", timeout_graceful_shutdown=5)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,199 @@
+"""A loaded GGUF model and its llama.cpp context: metadata, tokenizer and raw decode access."""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import llama_cpp
+
+from superfluid.errors import EngineFailure
+
+log = logging.getLogger(__name__)
+
+BACKEND_VERSION: str = llama_cpp.__version__
+
+# llama-cpp-python's import installs a log callback that prints every llama.cpp line; keep errors only.
+logging.getLogger("llama-cpp-python").setLevel(logging.ERROR)
+
+
+@dataclass(frozen=True)
+class FimTokens:
+    prefix: int
+    suffix: int
+    middle: int
+
+
+@dataclass(frozen=True)
+class ModelMetadata:
+    architecture: str
+    name: str
+    n_ctx_train: int
+    n_params: int
+    size_bytes: int
+    n_vocab: int
+    chat_template: str | None
+    bos_token: str
+    eos_token: str
+    add_bos: bool
+    fim: FimTokens | None
+    pooling_embeddings: bool
+    sampling_defaults: dict[str, float]
+    """Sampling defaults the GGUF declares (general.sampling.*); empty when it declares none."""
+
+
+def _meta(model: llama_cpp.llama_model_p, key: str) -> str | None:
+    buf = ctypes.create_string_buffer(256)
+    n = llama_cpp.llama_model_meta_val_str(model, key.encode(), buf, len(buf))
+    if n < 0:
+        return None
+    if n >= len(buf):
+        buf = ctypes.create_string_buffer(n + 1)
+        llama_cpp.llama_model_meta_val_str(model, key.encode(), buf, len(buf))
+    return buf.value.decode("utf-8", errors="replace")
+
+
+_SAMPLING_KEYS = {
+    "general.sampling.temp": "temperature",
+    "general.sampling.top_k": "top_k",
+    "general.sampling.top_p": "top_p",
+    "general.sampling.min_p": "min_p",
+    "general.sampling.penalty_repeat": "repeat_penalty",
+}
+
+
+def _load(path: Path, *, vocab_only: bool) -> llama_cpp.llama_model_p:
+    llama_cpp.llama_backend_init()
+    mparams = llama_cpp.llama_model_default_params()
+    mparams.n_gpu_layers = 0
+    mparams.vocab_only = vocab_only
+    model = llama_cpp.llama_model_load_from_file(str(path).encode(), mparams)
+    if not model:
+        raise EngineFailure(f"llama.cpp could not load {path}")
+    return model
+
+
+def probe_metadata(path: Path) -> ModelMetadata:
+    """Read a GGUF's metadata and vocabulary without loading its weights."""
+    model = _load(path, vocab_only=True)
+    try:
+        return _read_metadata(model, path)
+    finally:
+        llama_cpp.llama_model_free(model)
+
+
+def context_window(requested: int, n_ctx_train: int) -> int:
+    """The window a model is served with: --ctx-size, else its training context capped at 8192."""
+    return requested if requested > 0 else min(n_ctx_train, 8192)
+
+
+def _token_text(vocab: llama_cpp.llama_vocab_p, token: int) -> str:
+    raw = llama_cpp.llama_vocab_get_text(vocab, token)
+    return raw.decode("utf-8", errors="replace") if raw else ""
+
+
+def _read_metadata(m: llama_cpp.llama_model_p, path: Path) -> ModelMetadata:
+    v = llama_cpp.llama_model_get_vocab(m)
+    template = llama_cpp.llama_model_chat_template(m, None)
+    fim = None
+    pre, suf, mid = (llama_cpp.llama_vocab_fim_pre(v), llama_cpp.llama_vocab_fim_suf(v),
+                     llama_cpp.llama_vocab_fim_mid(v))
+    if min(pre, suf, mid) >= 0:
+        fim = FimTokens(prefix=pre, suffix=suf, middle=mid)
+    sampling: dict[str, float] = {}
+    for key, name in _SAMPLING_KEYS.items():
+        raw = _meta(m, key)
+        if raw is not None:
+            try:
+                sampling[name] = float(raw)
+            except ValueError:
+                log.warning("ignoring unreadable %s=%r", key, raw)
+    bos, eos = llama_cpp.llama_vocab_bos(v), llama_cpp.llama_vocab_eos(v)
+    return ModelMetadata(
+        architecture=_meta(m, "general.architecture") or "unknown",
+        name=_meta(m, "general.name") or path.stem,
+        n_ctx_train=llama_cpp.llama_model_n_ctx_train(m),
+        n_params=llama_cpp.llama_model_n_params(m),
+        size_bytes=llama_cpp.llama_model_size(m),
+        n_vocab=llama_cpp.llama_vocab_n_tokens(v),
+        chat_template=template.decode("utf-8") if template else None,
+        bos_token=_token_text(v, bos) if bos >= 0 else "",
+        eos_token=_token_text(v, eos) if eos >= 0 else "",
+        add_bos=bool(llama_cpp.llama_vocab_get_add_bos(v)),
+        fim=fim,
+        pooling_embeddings=_meta(m, "general.architecture") in _EMBEDDING_ARCHITECTURES,
+        sampling_defaults=sampling,
+    )
+
+
+_EMBEDDING_ARCHITECTURES = frozenset({"bert", "nomic-bert", "jina-bert-v2", "t5encoder"})
+
+
+class LlamaModel:
+    """Owns one llama_model and one llama_context. Decode calls must come from one thread at a time."""
+
+    def __init__(self, path: Path, *, n_ctx: int, n_seq_max: int, n_batch: int, n_threads: int) -> None:
+        self.path = path
+        model = _load(path, vocab_only=False)
+        self.model = model
+        self.vocab = llama_cpp.llama_model_get_vocab(model)
+        self.meta = _read_metadata(model, path)
+        window = context_window(n_ctx, self.meta.n_ctx_train)
+        threads = n_threads if n_threads > 0 else max(1, len(os.sched_getaffinity(0)))
+        cparams = llama_cpp.llama_context_default_params()
+        cparams.n_ctx = window
+        cparams.n_batch = max(n_batch, 1)
+        cparams.n_ubatch = max(n_batch, 1)
+        cparams.n_seq_max = max(n_seq_max, 1)
+        cparams.n_threads = threads
+        cparams.n_threads_batch = threads
+        cparams.kv_unified = True
+        cparams.no_perf = True
+        ctx = llama_cpp.llama_init_from_model(model, cparams)
+        if not ctx:
+            llama_cpp.llama_model_free(model)
+            raise EngineFailure(f"llama.cpp could not create a context for {path}")
+        self.ctx = ctx
+        self.memory = llama_cpp.llama_get_memory(ctx)
+        self.n_ctx = llama_cpp.llama_n_ctx(ctx)
+        self.n_seq_max = cparams.n_seq_max
+        self.n_batch = cparams.n_batch
+        self.n_threads = threads
+        self.bos_token = int(llama_cpp.llama_vocab_bos(self.vocab))
+        self.eog_tokens = tuple(t for t in range(self.meta.n_vocab) if llama_cpp.llama_vocab_is_eog(self.vocab, t))
+
+    def token_text(self, token: int) -> str:
+        return _token_text(self.vocab, token)
+
+    def tokenize(self, text: str, *, add_special: bool, parse_special: bool) -> list[int]:
+        data = text.encode("utf-8")
+        capacity = len(data) + 16
+        buf = (llama_cpp.llama_token * capacity)()
+        n = llama_cpp.llama_tokenize(self.vocab, data, len(data), buf, capacity, add_special, parse_special)
+        if n < 0:
+            capacity = -n
+            buf = (llama_cpp.llama_token * capacity)()
+            n = llama_cpp.llama_tokenize(self.vocab, data, len(data), buf, capacity, add_special, parse_special)
+        return list(buf[:n])
+
+    def piece(self, token: int, buf: ctypes.Array[ctypes.c_char], *, special: bool = False) -> bytes:
+        n = llama_cpp.llama_token_to_piece(self.vocab, token, buf, len(buf), 0, special)
+        if n < 0:
+            bigger = ctypes.create_string_buffer(-n)
+            n = llama_cpp.llama_token_to_piece(self.vocab, token, bigger, len(bigger), 0, special)
+            return bigger.raw[:n]
+        return buf.raw[:n]
+
+    def is_eog(self, token: int) -> bool:
+        return bool(llama_cpp.llama_vocab_is_eog(self.vocab, token))
+
+    def close(self) -> None:
+        if getattr(self, "ctx", None):
+            llama_cpp.llama_free(self.ctx)
+            self.ctx = None
+        if getattr(self, "model", None):
+            llama_cpp.llama_model_free(self.model)
+            self.model = None

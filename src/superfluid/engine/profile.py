@@ -1,0 +1,73 @@
+"""What a model is and can do, read from its GGUF metadata (no weights needed)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from superfluid.engine.chat_template import ChatTemplate, builtin_template_source, family_template_name
+from superfluid.engine.llama_model import ModelMetadata, context_window
+from superfluid.engine.sampling import model_defaults
+from superfluid.settings import Settings
+
+log = logging.getLogger(__name__)
+
+REASONING_LEVELS = ("minimal", "low", "medium", "high")
+
+
+def choose_template(meta: ModelMetadata, settings: Settings, path: Path) -> tuple[ChatTemplate, str]:
+    """The chat template to serve with, and where it came from (file, builtin or gguf)."""
+    tokens = {"bos_token": meta.bos_token, "eos_token": meta.eos_token}
+    if settings.chat_template_file is not None:
+        source = Path(settings.chat_template_file).read_text("utf-8")
+        return ChatTemplate(source, name=Path(settings.chat_template_file).name, **tokens), "file"
+    if settings.chat_template:
+        name = settings.chat_template
+        return ChatTemplate(builtin_template_source(name), name=name, **tokens), "builtin"
+    if meta.chat_template:
+        return ChatTemplate(meta.chat_template, name="gguf", **tokens), "gguf"
+    name = family_template_name(meta.architecture)
+    log.info("%s has no chat template; using the built-in '%s' template", path.name, name)
+    return ChatTemplate(builtin_template_source(name), name=name, **tokens), "builtin"
+
+
+@dataclass(frozen=True)
+class ModelProfile:
+    id: str
+    origin: str
+    path: Path
+    meta: ModelMetadata
+    template: ChatTemplate
+    template_origin: str
+    n_ctx: int
+
+    @classmethod
+    def build(cls, model_id: str, origin: str, path: Path, meta: ModelMetadata, settings: Settings,
+              n_ctx: int | None = None) -> ModelProfile:
+        template, template_origin = choose_template(meta, settings, path)
+        window = n_ctx if n_ctx is not None else context_window(settings.ctx_size, meta.n_ctx_train)
+        return cls(model_id, origin, path, meta, template, template_origin, window)
+
+    @property
+    def sampling_defaults(self) -> dict[str, float]:
+        return model_defaults(self.meta.sampling_defaults)
+
+    def dialect(self) -> dict[str, Any]:
+        return {
+            "enable_thinking": self.template.thinks,
+            "reasoning_effort": self.template.reasoning_levels,
+            "reasoning_effort_levels": list(REASONING_LEVELS) if self.template.reasoning_levels else [],
+            "fim": self.meta.fim is not None,
+            "fim_model": None,
+        }
+
+    def capabilities(self) -> dict[str, Any]:
+        embedding = self.meta.pooling_embeddings
+        return {
+            "workload": {"generation": not embedding, "embedding": embedding},
+            "chat_template": not embedding,
+            "tools": self.template.supports_tools,
+            "dialect": self.dialect(),
+        }

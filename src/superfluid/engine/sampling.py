@@ -1,0 +1,93 @@
+"""Per-lane sampler chains built from a request's sampling parameters."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import llama_cpp
+
+from superfluid.engine.types import SamplingParams
+
+# llama.cpp's own defaults, used when neither the request nor the GGUF says otherwise.
+LLAMA_DEFAULTS: dict[str, float] = {"temperature": 0.8, "top_k": 40, "top_p": 0.95, "min_p": 0.05}
+
+
+@dataclass(frozen=True)
+class EffectiveSampling:
+    """The sampling a lane really runs with, after defaults are filled in."""
+
+    temperature: float
+    top_k: int
+    top_p: float
+    min_p: float
+    seed: int
+    presence_penalty: float
+    frequency_penalty: float
+    repeat_penalty: float
+    repeat_last_n: int
+    logit_bias: tuple[tuple[int, float], ...]
+
+
+def model_defaults(declared: Mapping[str, float]) -> dict[str, float]:
+    """A model's sampling defaults: what its GGUF declares over llama.cpp's."""
+    return {**LLAMA_DEFAULTS, **declared}
+
+
+def resolve(params: SamplingParams, defaults: Mapping[str, float], *, seed_offset: int = 0,
+            banned: Iterable[int] = ()) -> EffectiveSampling:
+    seed = params.seed if params.seed else secrets.randbits(31)
+    bias = dict(params.logit_bias)
+    for token in banned:
+        bias[token] = float("-inf")
+    return EffectiveSampling(
+        temperature=params.temperature if params.temperature is not None else defaults["temperature"],
+        top_k=params.top_k if params.top_k is not None else int(defaults["top_k"]),
+        top_p=params.top_p if params.top_p is not None else defaults["top_p"],
+        min_p=params.min_p if params.min_p is not None else defaults["min_p"],
+        seed=(seed + seed_offset) & 0xFFFFFFFF,
+        presence_penalty=params.presence_penalty,
+        frequency_penalty=params.frequency_penalty,
+        repeat_penalty=params.repeat_penalty,
+        repeat_last_n=params.repeat_last_n,
+        logit_bias=tuple(sorted(bias.items())),
+    )
+
+
+class SamplerChain:
+    """A llama.cpp sampler chain owned by one lane; free it when the lane's job ends."""
+
+    def __init__(self, sampling: EffectiveSampling, n_vocab: int) -> None:
+        chain = llama_cpp.llama_sampler_chain_init(llama_cpp.llama_sampler_chain_default_params())
+        self._chain = chain
+        add = llama_cpp.llama_sampler_chain_add
+        if sampling.logit_bias:
+            arr = (llama_cpp.llama_logit_bias * len(sampling.logit_bias))()
+            for i, (token, bias) in enumerate(sampling.logit_bias):
+                arr[i].token = token
+                arr[i].bias = bias
+            add(chain, llama_cpp.llama_sampler_init_logit_bias(n_vocab, len(sampling.logit_bias), arr))
+        if sampling.repeat_penalty != 1.0 or sampling.presence_penalty or sampling.frequency_penalty:
+            add(chain, llama_cpp.llama_sampler_init_penalties(
+                n_vocab, sampling.repeat_last_n, sampling.repeat_penalty,
+                sampling.frequency_penalty, sampling.presence_penalty))
+        if sampling.temperature <= 0:
+            add(chain, llama_cpp.llama_sampler_init_greedy())
+            return
+        if sampling.top_k > 0:
+            add(chain, llama_cpp.llama_sampler_init_top_k(sampling.top_k))
+        if sampling.top_p < 1.0:
+            add(chain, llama_cpp.llama_sampler_init_top_p(sampling.top_p, 1))
+        if sampling.min_p > 0.0:
+            add(chain, llama_cpp.llama_sampler_init_min_p(sampling.min_p, 1))
+        add(chain, llama_cpp.llama_sampler_init_temp(sampling.temperature))
+        add(chain, llama_cpp.llama_sampler_init_dist(sampling.seed))
+
+    def sample(self, ctx: llama_cpp.llama_context_p, batch_index: int) -> int:
+        return int(llama_cpp.llama_sampler_sample(self._chain, ctx, batch_index))
+
+    def close(self) -> None:
+        if self._chain:
+            llama_cpp.llama_sampler_free(self._chain)
+            self._chain = None

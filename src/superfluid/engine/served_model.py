@@ -1,0 +1,131 @@
+"""A loaded model as the HTTP layer sees it: capabilities, prompt preparation and generation."""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import logging
+
+from superfluid.engine.llama_model import LlamaModel
+from superfluid.engine.model_sources import ModelSource
+from superfluid.engine.profile import ModelProfile
+from superfluid.engine.sampling import resolve
+from superfluid.engine.scheduler import EventSink, Job, Scheduler
+from superfluid.engine.stream import GenerationStream
+from superfluid.engine.text_output import TextOutput
+from superfluid.engine.types import ChatPrompt, FimPrompt, GenerationRequest, PreparedPrompt, TextPrompt
+from superfluid.errors import ContextLengthExceeded, FimUnsupported, InvalidRequest
+from superfluid.settings import Settings
+
+log = logging.getLogger(__name__)
+
+class ServedModel:
+    def __init__(self, profile: ModelProfile, llama: LlamaModel, settings: Settings) -> None:
+        self.profile = profile
+        self.id = profile.id
+        self.llama = llama
+        self.settings = settings
+        self.template = profile.template
+        self.sampling_defaults = profile.sampling_defaults
+        self.scheduler = Scheduler(llama, name=profile.id)
+
+    @classmethod
+    def load(cls, model_id: str, source: ModelSource, settings: Settings) -> ServedModel:
+        path = source.locate()
+        log.info("loading %s from %s", model_id, path)
+        llama = LlamaModel(path, n_ctx=settings.ctx_size, n_seq_max=settings.parallel,
+                           n_batch=settings.batch_size, n_threads=settings.threads)
+        try:
+            profile = ModelProfile.build(model_id, source.origin, path, llama.meta, settings, n_ctx=llama.n_ctx)
+        except Exception:
+            llama.close()
+            raise
+        return cls(profile, llama, settings)
+
+    def close(self) -> None:
+        self.scheduler.close()
+
+    @property
+    def n_ctx(self) -> int:
+        return int(self.llama.n_ctx)
+
+    # ---- requests ---------------------------------------------------------------------------------
+    def tokenize(self, text: str, *, add_special: bool = False) -> list[int]:
+        return self.llama.tokenize(text, add_special=add_special, parse_special=True)
+
+    def pieces(self, tokens: list[int]) -> list[str]:
+        """Each token's text as the model writes it (special tokens included)."""
+        buf = ctypes.create_string_buffer(256)
+        return [self.llama.piece(t, buf, special=True).decode("utf-8", errors="replace") for t in tokens]
+
+    def prepare(self, request: GenerationRequest) -> PreparedPrompt:
+        prompt = request.prompt
+        if isinstance(prompt, ChatPrompt):
+            rendered = self.template.render(
+                [m.as_template_dict() for m in prompt.messages],
+                add_generation_prompt=prompt.add_generation_prompt,
+                kwargs=prompt.template_kwargs,
+            )
+            tokens = self.llama.tokenize(rendered.text, add_special=False, parse_special=True)
+            bos = self._bos()
+            if bos is not None and (not tokens or tokens[0] != bos):
+                tokens.insert(0, bos)
+            prepared = PreparedPrompt(tuple(tokens), starts_in_reasoning=rendered.starts_in_reasoning)
+        elif isinstance(prompt, FimPrompt):
+            prepared = PreparedPrompt(tuple(self._fim_tokens(prompt)))
+        else:
+            assert isinstance(prompt, TextPrompt)
+            prepared = PreparedPrompt(tuple(self.llama.tokenize(prompt.text, add_special=True,
+                                                                parse_special=False)))
+        if not prepared.tokens:
+            raise InvalidRequest("the prompt is empty", param="prompt")
+        if len(prepared.tokens) >= self.n_ctx:
+            raise ContextLengthExceeded(
+                f"the prompt is {len(prepared.tokens)} tokens; this model's context window is {self.n_ctx} "
+                "tokens, and at least one must be left for the reply",
+                param="messages" if isinstance(prompt, ChatPrompt) else "prompt",
+            )
+        return prepared
+
+    def _bos(self) -> int | None:
+        return self.llama.bos_token if self.llama.meta.add_bos else None
+
+    def _fim_tokens(self, prompt: FimPrompt) -> list[int]:
+        fim = self.llama.meta.fim
+        if fim is None:
+            raise FimUnsupported(f"model '{self.id}' has no fill-in-the-middle tokens", param="suffix")
+        prefix = self.llama.tokenize(prompt.prefix, add_special=False, parse_special=False)
+        suffix = self.llama.tokenize(prompt.suffix, add_special=False, parse_special=False)
+        if prompt.mode == "spm":
+            body = [fim.suffix, *suffix, fim.prefix, *prefix, fim.middle]
+        else:
+            body = [fim.prefix, *prefix, fim.suffix, *suffix, fim.middle]
+        bos = self._bos()
+        return ([bos] if bos is not None else []) + body
+
+    def max_new_tokens(self, request: GenerationRequest, prompt_len: int) -> int:
+        room = self.n_ctx - prompt_len
+        wanted = request.max_tokens or self.settings.max_tokens or room
+        return max(1, min(wanted, room))
+
+    def generate(self, request: GenerationRequest, prepared: PreparedPrompt | None = None) -> GenerationStream:
+        """Queue the request's choices on the engine thread; errors in the request raise here."""
+        prepared = prepared or self.prepare(request)
+        max_new = self.max_new_tokens(request, len(prepared.tokens))
+        sink = EventSink(asyncio.get_running_loop())
+        thinking = isinstance(request.prompt, ChatPrompt) and self.template.thinks
+        banned = self.llama.eog_tokens if request.sampling.ignore_eos else ()
+        jobs = [
+            Job(
+                index=i,
+                prompt=prepared.tokens,
+                max_new_tokens=max_new,
+                sampling=resolve(request.sampling, self.sampling_defaults, seed_offset=i, banned=banned),
+                output=TextOutput(request.stop, thinking=thinking, in_reasoning=prepared.starts_in_reasoning),
+                sink=sink,
+                ignore_eos=request.sampling.ignore_eos,
+            )
+            for i in range(request.n)
+        ]
+        self.scheduler.submit(jobs)
+        return GenerationStream(jobs, sink, self.scheduler.cancel, len(prepared.tokens))

@@ -1,0 +1,96 @@
+"""GenerationStream: the async face of one request's jobs on the engine thread."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Sequence
+
+from superfluid.engine.scheduler import EventSink, Job
+from superfluid.engine.types import (
+    Admitted,
+    ChoiceResult,
+    EngineEvent,
+    Failed,
+    Finished,
+    GenerationResult,
+    TextDelta,
+)
+from superfluid.errors import EngineFailure
+
+ClientEvent = TextDelta | Finished
+
+
+class GenerationStream:
+    """Iterate for TextDelta and Finished events of every choice; a Failed event raises EngineFailure.
+
+    Leaving the iteration early (a client that went away) cancels every unfinished choice.
+    """
+
+    def __init__(self, jobs: Sequence[Job], sink: EventSink, cancel: Callable[[Job], None],
+                 prompt_tokens: int) -> None:
+        self._jobs = list(jobs)
+        self._sink = sink
+        self._cancel = cancel
+        self.prompt_tokens = prompt_tokens
+        self.cached_tokens: int | None = None
+        self._open = {job.index for job in jobs}
+        self._early: list[EngineEvent] = []
+
+    @property
+    def n(self) -> int:
+        return len(self._jobs)
+
+    async def _next_event(self) -> EngineEvent:
+        if self._early:
+            return self._early.pop(0)
+        return await self._sink.queue.get()
+
+    async def admitted(self) -> int:
+        """Wait until the first choice has a lane; returns its prompt tokens already cached."""
+        while self.cached_tokens is None:
+            event = await self._sink.queue.get()
+            if isinstance(event, Admitted):
+                self.cached_tokens = event.cached_tokens
+            elif isinstance(event, Failed):
+                self.cancel()
+                raise EngineFailure(event.message)
+            else:
+                self._early.append(event)
+        return self.cached_tokens
+
+    async def events(self) -> AsyncIterator[ClientEvent]:
+        try:
+            while self._open:
+                event = await self._next_event()
+                if isinstance(event, Admitted):
+                    if self.cached_tokens is None:
+                        self.cached_tokens = event.cached_tokens
+                    continue
+                if isinstance(event, Failed):
+                    raise EngineFailure(event.message)
+                if isinstance(event, Finished):
+                    self._open.discard(event.index)
+                yield event
+        finally:
+            self.cancel()
+
+    def cancel(self) -> None:
+        for job in self._jobs:
+            if job.index in self._open:
+                self._cancel(job)
+        self._open.clear()
+
+    async def collect(self) -> GenerationResult:
+        choices = {job.index: ChoiceResult(index=job.index) for job in self._jobs}
+        async for event in self.events():
+            choice = choices[event.index]
+            if isinstance(event, TextDelta):
+                choice.content += event.content
+                choice.reasoning += event.reasoning
+            else:
+                choice.finish_reason = event.finish_reason
+                choice.usage = event.usage
+        ordered = [choices[i] for i in sorted(choices)]
+        completion = sum(c.usage.completion_tokens for c in ordered if c.usage)
+        cached = self.cached_tokens or 0
+        return GenerationResult(choices=ordered, prompt_tokens=self.prompt_tokens,
+                                completion_tokens=completion, cached_tokens=cached)

@@ -1,0 +1,144 @@
+"""The engine's request and event types: every HTTP dialect is translated into and out of these."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+FinishReason = Literal["stop", "length", "tool_calls", "cancelled", "error"]
+
+
+@dataclass(frozen=True)
+class SamplingParams:
+    """Per-request sampling. ``None`` means "the model's default"."""
+
+    temperature: float | None = None
+    top_p: float | None = None
+    top_k: int | None = None
+    min_p: float | None = None
+    seed: int | None = None
+    """None (or 0 on the OpenAI wire) draws a fresh seed per request."""
+    presence_penalty: float = 0.0
+    frequency_penalty: float = 0.0
+    repeat_penalty: float = 1.0
+    repeat_last_n: int = 64
+    logit_bias: dict[int, float] = field(default_factory=dict)
+    ignore_eos: bool = False
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    role: str
+    content: str
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Other message keys a template may read (name, tool_call_id, tool_calls, reasoning_content)."""
+
+    def as_template_dict(self) -> dict[str, Any]:
+        return {**self.extra, "role": self.role, "content": self.content}
+
+
+@dataclass(frozen=True)
+class ChatPrompt:
+    messages: tuple[ChatMessage, ...]
+    template_kwargs: dict[str, Any] = field(default_factory=dict)
+    add_generation_prompt: bool = True
+
+
+@dataclass(frozen=True)
+class TextPrompt:
+    text: str
+
+
+@dataclass(frozen=True)
+class FimPrompt:
+    prefix: str
+    suffix: str
+    mode: Literal["psm", "spm"] = "psm"
+
+
+Prompt = ChatPrompt | TextPrompt | FimPrompt
+
+
+@dataclass(frozen=True)
+class GenerationRequest:
+    model: str
+    prompt: Prompt
+    sampling: SamplingParams = field(default_factory=SamplingParams)
+    max_tokens: int | None = None
+    """None: the server's --max-tokens, else fill the context."""
+    stop: tuple[str, ...] = ()
+    n: int = 1
+    qos: str = "interactive"
+
+
+@dataclass(frozen=True)
+class PreparedPrompt:
+    """A prompt after templating and tokenization, ready for a lane."""
+
+    tokens: tuple[int, ...]
+    starts_in_reasoning: bool = False
+
+
+@dataclass(frozen=True)
+class Usage:
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass(frozen=True)
+class Admitted:
+    """A choice got a lane; ``cached_tokens`` of its prompt were already in the KV cache."""
+
+    index: int
+    prompt_tokens: int
+    cached_tokens: int
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    """Newly decoded text for one choice; ``reasoning`` is text inside the model's thinking block."""
+
+    index: int
+    content: str = ""
+    reasoning: str = ""
+    completion_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class Finished:
+    index: int
+    finish_reason: FinishReason
+    usage: Usage
+
+
+@dataclass(frozen=True)
+class Failed:
+    """The engine could not finish a choice; ``message`` is safe to show a client."""
+
+    index: int
+    message: str
+
+
+EngineEvent = Admitted | TextDelta | Finished | Failed
+
+
+@dataclass
+class ChoiceResult:
+    index: int
+    content: str = ""
+    reasoning: str = ""
+    finish_reason: FinishReason = "stop"
+    usage: Usage | None = None
+
+
+@dataclass
+class GenerationResult:
+    choices: list[ChoiceResult]
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int

@@ -1,0 +1,140 @@
+"""Typed errors, rendered in one place by the dialect of the path they happened on.
+
+The tree (status, OpenAI ``type``, ``code``)::
+
+    SuperfluidError                      500 server_error
+    ├── InvalidRequest                   400 invalid_request_error
+    │   ├── ContextLengthExceeded        400  code=context_length_exceeded
+    │   ├── UnsupportedParameter         400  code=unsupported_parameter
+    │   ├── UnsupportedInput             400  code=unsupported_input
+    │   ├── UnsupportedModel             400  code=unsupported_model
+    │   ├── FimUnsupported               400  code=fim_unsupported
+    │   └── ConstraintUnsatisfiable      400  message starts "constraint unsatisfiable: "
+    ├── AuthenticationFailed             401 authentication_error  code=invalid_api_key
+    ├── AdminRequired                    403 permission_error      code=admin_required
+    ├── NotFound                         404 not_found_error
+    │   └── ModelNotFound                404  param=model
+    ├── PayloadTooLarge                  413 invalid_request_error code=payload_too_large
+    ├── RateLimited                      429 rate_limit_error      (carries Retry-After)
+    ├── RouteRetired                     501 invalid_request_error code=route_retired
+    └── EngineFailure                    500 server_error
+
+Handlers and the engine raise these; ``superfluid.http.error_rendering`` turns them into the
+OpenAI, Anthropic or Ollama error body by path prefix.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+
+class SuperfluidError(Exception):
+    """Base of every error the server reports to a client."""
+
+    status: ClassVar[int] = 500
+    error_type: ClassVar[str] = "server_error"
+    default_code: ClassVar[str | None] = None
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        param: str | None = None,
+        code: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.param = param
+        self.code = code if code is not None else self.default_code
+        self.headers: dict[str, str] = dict(headers or {})
+
+    def openai_body(self) -> dict[str, Any]:
+        return {
+            "error": {
+                "message": self.message,
+                "type": self.error_type,
+                "param": self.param,
+                "code": self.code,
+            }
+        }
+
+
+class InvalidRequest(SuperfluidError):
+    status = 400
+    error_type = "invalid_request_error"
+
+
+class ContextLengthExceeded(InvalidRequest):
+    default_code = "context_length_exceeded"
+
+
+class UnsupportedParameter(InvalidRequest):
+    default_code = "unsupported_parameter"
+
+
+class UnsupportedInput(InvalidRequest):
+    default_code = "unsupported_input"
+
+
+class UnsupportedModel(InvalidRequest):
+    default_code = "unsupported_model"
+
+
+class FimUnsupported(InvalidRequest):
+    default_code = "fim_unsupported"
+
+
+class ConstraintUnsatisfiable(InvalidRequest):
+    def __init__(self, detail: str, *, param: str | None = None) -> None:
+        super().__init__(f"constraint unsatisfiable: {detail}", param=param)
+
+
+class AuthenticationFailed(SuperfluidError):
+    status = 401
+    error_type = "authentication_error"
+    default_code = "invalid_api_key"
+
+
+class AdminRequired(SuperfluidError):
+    status = 403
+    error_type = "permission_error"
+    default_code = "admin_required"
+
+
+class NotFound(SuperfluidError):
+    status = 404
+    error_type = "not_found_error"
+
+
+class ModelNotFound(NotFound):
+    def __init__(self, model: str) -> None:
+        super().__init__(f"The model '{model}' does not exist; GET /v1/models lists the known ids.",
+                         param="model")
+
+
+class PayloadTooLarge(SuperfluidError):
+    status = 413
+    error_type = "invalid_request_error"
+    default_code = "payload_too_large"
+
+
+class RateLimited(SuperfluidError):
+    status = 429
+    error_type = "rate_limit_error"
+    default_code = "rate_limit_exceeded"
+
+    def __init__(self, message: str, *, retry_after_s: float, code: str | None = None) -> None:
+        seconds = max(1, int(retry_after_s + 0.999))
+        super().__init__(message, code=code, headers={"retry-after": str(seconds)})
+
+
+class RouteRetired(SuperfluidError):
+    status = 501
+    error_type = "invalid_request_error"
+    default_code = "route_retired"
+
+
+class EngineFailure(SuperfluidError):
+    status = 500
+    error_type = "server_error"

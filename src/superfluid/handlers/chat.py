@@ -1,0 +1,143 @@
+"""POST /v1/chat/completions."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from starlette.responses import JSONResponse, Response, StreamingResponse
+
+from superfluid.engine.stream import GenerationStream
+from superfluid.engine.types import ChatMessage, ChatPrompt, GenerationRequest, TextDelta
+from superfluid.errors import SuperfluidError, UnsupportedInput
+from superfluid.handlers import openai_params as params
+from superfluid.handlers.context import now, services
+from superfluid.http.streams import Frame, sse
+
+_TEXT_PARTS = frozenset({"text", "input_text"})
+
+
+def convert_messages(raw: list[dict[str, Any]], model_id: str) -> tuple[ChatMessage, ...]:
+    """OpenAI messages -> engine messages. Text parts are joined; media parts need a model that takes them."""
+    out = []
+    for i, message in enumerate(raw):
+        role = "system" if message["role"] == "developer" else message["role"]
+        content = message.get("content")
+        if content is None:
+            text = ""
+        elif isinstance(content, str):
+            text = content
+        else:
+            texts = []
+            for j, part in enumerate(content):
+                if part.get("type") in _TEXT_PARTS:
+                    texts.append(str(part.get("text", "")))
+                else:
+                    raise UnsupportedInput(
+                        f"model '{model_id}' takes text only; it cannot read a '{part.get('type')}' part",
+                        param=f"messages[{i}].content[{j}]",
+                    )
+            text = "\n".join(texts)
+        extra = {k: message[k] for k in ("name", "tool_call_id", "tool_calls", "reasoning_content")
+                 if message.get(k) is not None}
+        out.append(ChatMessage(role=role, content=text, extra=extra))
+    return tuple(out)
+
+
+def template_kwargs(body: dict[str, Any]) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {}
+    for name in ("enable_thinking", "reasoning_effort"):
+        if body.get(name) is not None:
+            kwargs[name] = body[name]
+    kwargs.update(body.get("chat_template_kwargs") or {})
+    return kwargs
+
+
+def _refuse_unserved(body: dict[str, Any]) -> None:
+    if body.get("tools") and body.get("tool_choice") != "none":
+        params.refuse_unless_off(body, "tools", ((),), "tool calling is not served yet")
+    fmt = body.get("response_format")
+    if fmt is not None and fmt.get("type") != "text":
+        params.refuse_unless_off(body, "response_format", (), "structured outputs are not served yet")
+    params.refuse_unless_off(body, "logprobs", (False,), "log probabilities are not served yet")
+
+
+def _message(content: str, reasoning: str) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
+    if reasoning:
+        message["reasoning_content"] = reasoning
+    return message
+
+
+async def create_chat_completion(body: dict[str, Any]) -> Response:
+    svc = services()
+    model = await svc.models.get(body["model"])
+    _refuse_unserved(body)
+    stream = bool(body.get("stream"))
+    request = GenerationRequest(
+        model=model.id,
+        prompt=ChatPrompt(messages=convert_messages(body["messages"], model.id),
+                          template_kwargs=template_kwargs(body)),
+        sampling=params.sampling(body, n_vocab=model.llama.meta.n_vocab),
+        max_tokens=body.get("max_completion_tokens") or body.get("max_tokens"),
+        stop=params.stop_strings(body.get("stop")),
+        n=1 if stream else int(body.get("n") or 1),
+    )
+    generation = model.generate(request)
+    completion_id = svc.next_id("chatcmpl")
+    created = now()
+    if not stream:
+        result = await generation.collect()
+        reply = {
+            "id": completion_id,
+            "object": "chat.completion",
+            "created": created,
+            "model": model.id,
+            "choices": [
+                {"index": c.index, "message": _message(c.content, c.reasoning), "logprobs": None,
+                 "finish_reason": c.finish_reason}
+                for c in result.choices
+            ],
+            "usage": params.usage_body(result.prompt_tokens, result.completion_tokens, result.cached_tokens),
+            "superfluid": {"warm": result.cached_tokens},
+        }
+        return JSONResponse(reply, headers={"x-superfluid-warm": str(result.cached_tokens)})
+    try:
+        warm = await generation.admitted()
+    except BaseException:
+        generation.cancel()
+        raise
+    options = body.get("stream_options") or {}
+    frames = _chunks(generation, completion_id, created, model.id, bool(options.get("continuous_usage_stats")))
+    return StreamingResponse(
+        sse(frames, keepalive_s=svc.settings.keepalive_s, error_frame=SuperfluidError.openai_body),
+        media_type="text/event-stream",
+        headers={"cache-control": "no-cache", "x-superfluid-warm": str(warm)},
+    )
+
+
+async def _chunks(generation: GenerationStream, completion_id: str, created: int, model_id: str,
+                  continuous_usage: bool) -> AsyncIterator[Frame]:
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> Frame:
+        return {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": model_id,
+                "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
+
+    yield chunk({"role": "assistant", "content": ""})
+    async for event in generation.events():
+        if isinstance(event, TextDelta):
+            delta: dict[str, Any] = {}
+            if event.reasoning:
+                delta["reasoning_content"] = event.reasoning
+            if event.content:
+                delta["content"] = event.content
+            frame = chunk(delta)
+            if continuous_usage:
+                frame["usage"] = params.usage_body(generation.prompt_tokens, event.completion_tokens,
+                                                   generation.cached_tokens or 0)
+            yield frame
+        else:
+            usage = event.usage
+            final = chunk({}, event.finish_reason)
+            final["usage"] = params.usage_body(usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens)
+            final["superfluid"] = {"warm": usage.cached_tokens}
+            yield final

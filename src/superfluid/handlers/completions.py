@@ -1,0 +1,93 @@
+"""POST /v1/completions: raw-text completion, and fill-in-the-middle when ``suffix`` is present."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from starlette.responses import JSONResponse, Response, StreamingResponse
+
+from superfluid.engine.stream import GenerationStream
+from superfluid.engine.types import FimPrompt, GenerationRequest, TextDelta, TextPrompt
+from superfluid.errors import SuperfluidError, UnsupportedParameter
+from superfluid.handlers import openai_params as params
+from superfluid.handlers.context import now, services
+from superfluid.http.streams import Frame, sse
+
+DEFAULT_MAX_TOKENS = 128
+
+
+def _prompt(body: dict[str, Any]) -> TextPrompt | FimPrompt:
+    suffix = body.get("suffix")
+    if suffix is None:
+        return TextPrompt(body["prompt"])
+    for name in ("echo", "logprobs"):
+        if body.get(name):
+            raise UnsupportedParameter(f"'{name}' cannot be used with fill-in-the-middle (suffix)", param=name)
+    return FimPrompt(prefix=body["prompt"], suffix=suffix, mode=body.get("fim_mode") or "psm")
+
+
+async def create_completion(body: dict[str, Any]) -> Response:
+    svc = services()
+    model = await svc.models.get(body["model"])
+    prompt = _prompt(body)
+    params.refuse_unless_off(body, "logprobs", (0,), "log probabilities are not served yet")
+    stream = bool(body.get("stream"))
+    echo = bool(body.get("echo")) and isinstance(prompt, TextPrompt)
+    request = GenerationRequest(
+        model=model.id,
+        prompt=prompt,
+        sampling=params.sampling(body, n_vocab=model.llama.meta.n_vocab, read_bias=False),
+        max_tokens=body.get("max_tokens") or svc.settings.max_tokens or DEFAULT_MAX_TOKENS,
+    )
+    generation = model.generate(request)
+    completion_id = svc.next_id("cmpl")
+    created = now()
+    prefix = body["prompt"] if echo else ""
+    if not stream:
+        result = await generation.collect()
+        choice = result.choices[0]
+        return JSONResponse(
+            {
+                "id": completion_id,
+                "object": "text_completion",
+                "created": created,
+                "model": model.id,
+                "choices": [{"index": 0, "text": prefix + choice.content, "logprobs": None,
+                             "finish_reason": choice.finish_reason}],
+                "usage": params.usage_body(result.prompt_tokens, result.completion_tokens, result.cached_tokens),
+                "superfluid": {"cached": result.cached_tokens, "expired": False, "served_by": model.id},
+            },
+            headers={"x-superfluid-warm": str(result.cached_tokens)},
+        )
+    try:
+        warm = await generation.admitted()
+    except BaseException:
+        generation.cancel()
+        raise
+    return StreamingResponse(
+        sse(_chunks(generation, completion_id, created, model.id, prefix), keepalive_s=svc.settings.keepalive_s,
+            error_frame=SuperfluidError.openai_body),
+        media_type="text/event-stream",
+        headers={"cache-control": "no-cache", "x-superfluid-warm": str(warm)},
+    )
+
+
+async def _chunks(generation: GenerationStream, completion_id: str, created: int, model_id: str,
+                  prefix: str) -> AsyncIterator[Frame]:
+    def chunk(text: str, finish: str | None = None) -> Frame:
+        return {"id": completion_id, "object": "text_completion", "created": created, "model": model_id,
+                "choices": [{"index": 0, "text": text, "logprobs": None, "finish_reason": finish}]}
+
+    if prefix:
+        yield chunk(prefix)
+    async for event in generation.events():
+        if isinstance(event, TextDelta):
+            if event.content:
+                yield chunk(event.content)
+            continue
+        usage = event.usage
+        final = chunk("", event.finish_reason)
+        final["usage"] = params.usage_body(usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens)
+        final["superfluid"] = {"cached": usage.cached_tokens, "expired": False, "served_by": model_id}
+        yield final

@@ -1,0 +1,41 @@
+"""GET /v1/models and GET /v1/models/{model}: every known model, loaded or not."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from superfluid.handlers.context import services
+
+RUNTIME = "llamacpp"
+
+
+async def describe(model_id: str) -> dict[str, Any]:
+    svc = services()
+    profile = await svc.models.profile(model_id)
+    served = svc.models.loaded.get(profile.id)
+    return {
+        "id": profile.id,
+        "object": "model",
+        "created": int(svc.started_at),
+        "owned_by": "superfluid",
+        "loaded": served is not None,
+        "meta": {
+            "n_ctx": profile.n_ctx,
+            "n_ctx_train": profile.meta.n_ctx_train,
+            "n_params": profile.meta.n_params,
+            "size": profile.meta.size_bytes,
+            "path": str(profile.path),
+        },
+        "architecture": {"input_modalities": ["text"], "family": profile.meta.architecture},
+        "runtime": RUNTIME,
+        "capabilities": profile.capabilities(),
+    }
+
+
+async def list_models() -> dict[str, Any]:
+    ids = list(services().models.sources)
+    return {"object": "list", "data": [await describe(model_id) for model_id in ids]}
+
+
+async def get_model(model: str) -> dict[str, Any]:
+    return await describe(model)

@@ -1,0 +1,1 @@
+"""HTTP plumbing shared by every dialect: error rendering, stream encoders, body limits, authentication."""

@@ -1,0 +1,43 @@
+"""Which API dialect a path speaks, and how each dialect writes an error body."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+from superfluid.errors import SuperfluidError
+
+_ANTHROPIC_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    501: "api_error",
+    503: "overloaded_error",
+}
+
+
+class Dialect(Enum):
+    OPENAI = "openai"
+    ANTHROPIC = "anthropic"
+    OLLAMA = "ollama"
+
+    @classmethod
+    def for_path(cls, path: str) -> Dialect:
+        if path == "/v1/messages" or path.startswith("/v1/messages/"):
+            return cls.ANTHROPIC
+        if path == "/" or path.startswith("/api/"):
+            return cls.OLLAMA
+        return cls.OPENAI
+
+
+def error_body(dialect: Dialect, error: SuperfluidError) -> dict[str, Any]:
+    if dialect is Dialect.OLLAMA:
+        return {"error": error.message}
+    if dialect is Dialect.ANTHROPIC:
+        kind = _ANTHROPIC_TYPES.get(error.status, "api_error")
+        return {"type": "error", "error": {"type": kind, "message": error.message}}
+    return error.openai_body()

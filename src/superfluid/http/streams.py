@@ -1,0 +1,91 @@
+"""The two stream encoders: Server-Sent Events (OpenAI, Anthropic) and NDJSON (Ollama).
+
+Both take an async iterator of already-rendered JSON objects, write keep-alives while the source is quiet,
+and turn an error raised mid-stream into one final error frame in the dialect of the route.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from superfluid.errors import EngineFailure, SuperfluidError
+
+log = logging.getLogger(__name__)
+
+Frame = dict[str, Any]
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+async def _with_keepalive(source: AsyncIterator[Frame], interval_s: float) -> AsyncIterator[Frame | None]:
+    """Yield the source's frames, and None whenever it was quiet for ``interval_s`` seconds."""
+    iterator = source.__aiter__()
+    pending: asyncio.Task[Frame] | None = None
+    try:
+        while True:
+            if pending is None:
+                pending = asyncio.ensure_future(iterator.__anext__())
+            done, _ = await asyncio.wait({pending}, timeout=interval_s)
+            if not done:
+                yield None
+                continue
+            task, pending = pending, None
+            try:
+                yield task.result()
+            except StopAsyncIteration:
+                return
+    finally:
+        if pending is not None:
+            pending.cancel()
+        closer = getattr(iterator, "aclose", None)
+        if closer is not None:
+            await closer()
+
+
+def _as_superfluid_error(exc: Exception) -> SuperfluidError:
+    if isinstance(exc, SuperfluidError):
+        return exc
+    log.exception("stream failed", exc_info=exc)
+    return EngineFailure("the engine failed while streaming; see the server log")
+
+
+async def sse(
+    source: AsyncIterator[Frame],
+    *,
+    keepalive_s: float,
+    error_frame: Callable[[SuperfluidError], Frame],
+    done_marker: bool = True,
+    event_name: Callable[[Frame], str | None] | None = None,
+) -> AsyncIterator[bytes]:
+    """Encode frames as SSE ``data:`` lines; quiet periods send ``: keep-alive`` comments."""
+    try:
+        async for frame in _with_keepalive(source, keepalive_s):
+            if frame is None:
+                yield b": keep-alive\n\n"
+                continue
+            name = event_name(frame) if event_name else None
+            prefix = f"event: {name}\n" if name else ""
+            yield f"{prefix}data: {dumps(frame)}\n\n".encode()
+    except Exception as exc:  # an error after the first byte becomes a final frame
+        error = _as_superfluid_error(exc)
+        frame = error_frame(error)
+        name = event_name(frame) if event_name else None
+        prefix = f"event: {name}\n" if name else ""
+        yield f"{prefix}data: {dumps(frame)}\n\n".encode()
+    if done_marker:
+        yield b"data: [DONE]\n\n"
+
+
+async def ndjson(source: AsyncIterator[Frame], *, keepalive_s: float) -> AsyncIterator[bytes]:
+    """Encode frames one JSON object per line; quiet periods send an empty line."""
+    try:
+        async for frame in _with_keepalive(source, keepalive_s):
+            yield b"\n" if frame is None else (dumps(frame) + "\n").encode()
+    except Exception as exc:
+        yield (dumps({"error": _as_superfluid_error(exc).message}) + "\n").encode()

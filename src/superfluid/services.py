@@ -1,0 +1,31 @@
+"""The long-lived objects a running server shares with its handlers (held in the ASGI lifespan state)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from superfluid.engine.registry import ModelRegistry
+from superfluid.settings import Settings
+
+
+@dataclass
+class Services:
+    settings: Settings
+    models: ModelRegistry
+    started_at: float = field(default_factory=time.time)
+    _counter: int = 0
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Services:
+        return cls(settings=settings, models=ModelRegistry(settings))
+
+    def next_id(self, prefix: str) -> str:
+        self._counter += 1
+        return f"{prefix}-superfluid-{self._counter}"
+
+    async def start(self) -> None:
+        await self.models.start()
+
+    async def close(self) -> None:
+        await self.models.close()

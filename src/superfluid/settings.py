@@ -1,0 +1,42 @@
+"""One typed settings object for the whole server; the CLI's flags map onto its fields one to one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_PORT = 8453
+MAX_BODY_BYTES = 100 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything `superfluid serve` can be told. Immutable: build a new one to change it."""
+
+    models: tuple[str, ...] = ("smollm2-135m-instruct",)
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    ctx_size: int = 0
+    """Context window in tokens; 0 takes the model's training context."""
+    threads: int = 0
+    """llama.cpp threads; 0 uses every core the process may run on."""
+    parallel: int = 4
+    """Lanes: sequences decoded together on one llama.cpp context."""
+    batch_size: int = 512
+    """Most prompt tokens decoded in one engine tick."""
+    max_tokens: int | None = None
+    """Server-wide cap on generated tokens when a request names none."""
+    chat_template: str | None = None
+    """Built-in template name (chatml, gemma, llama3, ...) overriding the model's."""
+    chat_template_file: Path | None = None
+    api_key: str | None = None
+    alias: str | None = None
+    """Public id for the first model instead of the derived one."""
+    keepalive_s: float = 15.0
+    """Seconds between SSE keep-alive comment lines on a quiet stream."""
+    max_body_bytes: int = MAX_BODY_BYTES
+    hf_cache: Path | None = None
+    """Hugging Face hub cache to resolve owner/repo references from; None reads HF_HUB_CACHE/HF_HOME."""
+    preload: tuple[str, ...] = field(default_factory=tuple)
+    """Model ids loaded at start-up besides the first."""
+    log_level: str = "info"
