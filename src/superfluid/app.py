@@ -14,6 +14,7 @@ from connexion.middleware import MiddlewarePosition
 from connexion.options import SwaggerUIOptions
 
 from superfluid.errors import EngineFailure, InvalidRequest, NotFound, SuperfluidError
+from superfluid.handlers.context import ClientDisconnected
 from superfluid.http.dialect import Dialect, error_body
 from superfluid.http.guards import ApiKeyGuard, BodyLimit
 from superfluid.http.streams import dumps
@@ -44,7 +45,7 @@ def _on_superfluid_error(request: ConnexionRequest, exc: Exception) -> Connexion
 
 def _on_problem(request: ConnexionRequest, exc: Exception) -> ConnexionResponse:
     """Connexion's and Starlette's own problems (unknown route, wrong method, bad content type)."""
-    status = int(getattr(exc, "status", None) or getattr(exc, "status_code", 400))
+    status = int(getattr(exc, "status", None) or getattr(exc, "status_code", None) or 400)
     detail = str(getattr(exc, "detail", None) or getattr(exc, "title", None) or exc)
     error: SuperfluidError
     if status == 404:
@@ -55,6 +56,10 @@ def _on_problem(request: ConnexionRequest, exc: Exception) -> ConnexionResponse:
         error = InvalidRequest(detail)
         error.status = status  # type: ignore[misc]  # 405/415 keep their own status
     return _render(request, error)
+
+
+def _on_client_gone(_request: ConnexionRequest, _exc: Exception) -> ConnexionResponse:
+    return ConnexionResponse(status_code=499, body=b"")
 
 
 def _on_unexpected(request: ConnexionRequest, exc: Exception) -> ConnexionResponse:
@@ -87,11 +92,11 @@ def create_app(settings: Settings, services: Services | None = None) -> connexio
         app.add_api(spec, strict_validation=False, validate_responses=False)
     app.add_error_handler(SuperfluidError, _on_superfluid_error)
     from connexion.exceptions import ProblemException
-
     from starlette.exceptions import HTTPException
 
     app.add_error_handler(ProblemException, _on_problem)
     app.add_error_handler(HTTPException, _on_problem)
+    app.add_error_handler(ClientDisconnected, _on_client_gone)
     app.add_error_handler(Exception, _on_unexpected)
     app.add_middleware(ApiKeyGuard, position=MiddlewarePosition.BEFORE_EXCEPTION, api_key=settings.api_key)
     app.add_middleware(BodyLimit, position=MiddlewarePosition.BEFORE_EXCEPTION, max_bytes=settings.max_body_bytes)

@@ -73,7 +73,7 @@ def _load(path: Path, *, vocab_only: bool) -> llama_cpp.llama_model_p:
     model = llama_cpp.llama_model_load_from_file(str(path).encode(), mparams)
     if not model:
         raise EngineFailure(f"llama.cpp could not load {path}")
-    return model
+    return model  # type: ignore[no-any-return]
 
 
 def probe_metadata(path: Path) -> ModelMetadata:
@@ -196,4 +196,4 @@ class LlamaModel:
             self.ctx = None
         if getattr(self, "model", None):
             llama_cpp.llama_model_free(self.model)
-            self.model = None
+            self.model = None  # type: ignore[assignment]

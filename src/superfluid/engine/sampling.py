@@ -65,8 +65,7 @@ class SamplerChain:
         if sampling.logit_bias:
             arr = (llama_cpp.llama_logit_bias * len(sampling.logit_bias))()
             for i, (token, bias) in enumerate(sampling.logit_bias):
-                arr[i].token = token
-                arr[i].bias = bias
+                arr[i] = llama_cpp.llama_logit_bias(token, bias)
             add(chain, llama_cpp.llama_sampler_init_logit_bias(n_vocab, len(sampling.logit_bias), arr))
         if sampling.repeat_penalty != 1.0 or sampling.presence_penalty or sampling.frequency_penalty:
             add(chain, llama_cpp.llama_sampler_init_penalties(

@@ -11,7 +11,7 @@ from superfluid.engine.stream import GenerationStream
 from superfluid.engine.types import ChatMessage, ChatPrompt, GenerationRequest, TextDelta
 from superfluid.errors import SuperfluidError, UnsupportedInput
 from superfluid.handlers import openai_params as params
-from superfluid.handlers.context import now, services
+from superfluid.handlers.context import collect, now, services
 from superfluid.http.streams import Frame, sse
 
 _TEXT_PARTS = frozenset({"text", "input_text"})
@@ -87,7 +87,7 @@ async def create_chat_completion(body: dict[str, Any]) -> Response:
     completion_id = svc.next_id("chatcmpl")
     created = now()
     if not stream:
-        result = await generation.collect()
+        result = await collect(generation)
         reply = {
             "id": completion_id,
             "object": "chat.completion",

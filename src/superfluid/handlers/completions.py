@@ -11,7 +11,7 @@ from superfluid.engine.stream import GenerationStream
 from superfluid.engine.types import FimPrompt, GenerationRequest, TextDelta, TextPrompt
 from superfluid.errors import SuperfluidError, UnsupportedParameter
 from superfluid.handlers import openai_params as params
-from superfluid.handlers.context import now, services
+from superfluid.handlers.context import collect, now, services
 from superfluid.http.streams import Frame, sse
 
 DEFAULT_MAX_TOKENS = 128
@@ -45,7 +45,7 @@ async def create_completion(body: dict[str, Any]) -> Response:
     created = now()
     prefix = body["prompt"] if echo else ""
     if not stream:
-        result = await generation.collect()
+        result = await collect(generation)
         choice = result.choices[0]
         return JSONResponse(
             {

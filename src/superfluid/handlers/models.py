@@ -4,19 +4,46 @@ from __future__ import annotations
 
 from typing import Any
 
+from superfluid.errors import EngineFailure
 from superfluid.handlers.context import services
 
 RUNTIME = "llamacpp"
 
 
+def _unreadable(model_id: str, created: int, error: EngineFailure) -> dict[str, Any]:
+    """A known model whose file could not be read: listed, with nothing claimed about it."""
+    return {
+        "id": model_id,
+        "object": "model",
+        "created": created,
+        "owned_by": "superfluid",
+        "loaded": False,
+        "meta": {"n_ctx": None},
+        "architecture": {"input_modalities": []},
+        "runtime": RUNTIME,
+        "capabilities": {
+            "workload": {"generation": False, "embedding": False},
+            "chat_template": False,
+            "tools": False,
+            "dialect": {"enable_thinking": False, "reasoning_effort": False, "reasoning_effort_levels": [],
+                        "fim": False, "fim_model": None},
+        },
+        "error": error.message,
+    }
+
+
 async def describe(model_id: str) -> dict[str, Any]:
     svc = services()
-    profile = await svc.models.profile(model_id)
+    created = int(svc.started_at)
+    try:
+        profile = await svc.models.profile(model_id)
+    except EngineFailure as exc:
+        return _unreadable(svc.models.canonical(model_id), created, exc)
     served = svc.models.loaded.get(profile.id)
     return {
         "id": profile.id,
         "object": "model",
-        "created": int(svc.started_at),
+        "created": created,
         "owned_by": "superfluid",
         "loaded": served is not None,
         "meta": {

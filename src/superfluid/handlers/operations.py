@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-
-
 from superfluid import __version__
 from superfluid.engine.llama_model import BACKEND_VERSION
 from superfluid.handlers.context import services
