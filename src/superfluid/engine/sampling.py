@@ -46,7 +46,8 @@ def resolve(params: SamplingParams, defaults: Mapping[str, float], *, seed_offse
         top_k=params.top_k if params.top_k is not None else int(defaults["top_k"]),
         top_p=params.top_p if params.top_p is not None else defaults["top_p"],
         min_p=params.min_p if params.min_p is not None else defaults["min_p"],
-        seed=(seed + seed_offset) & 0xFFFFFFFF,
+        # 0xFFFFFFFF means "random" to llama.cpp, so seeds live in 0..0xFFFFFFFE.
+        seed=(seed + seed_offset) % 0xFFFFFFFF,
         presence_penalty=params.presence_penalty,
         frequency_penalty=params.frequency_penalty,
         repeat_penalty=params.repeat_penalty,

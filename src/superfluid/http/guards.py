@@ -23,11 +23,15 @@ async def send_error(scope: Scope, send: Send, error: SuperfluidError) -> None:
 
 
 def _too_large(limit: int) -> PayloadTooLarge:
-    return PayloadTooLarge(f"request body is larger than the {limit // (1024 * 1024)} MiB limit")
+    return PayloadTooLarge(f"request body is larger than the limit of {limit:,} bytes ({limit / 2**20:g} MiB)")
 
 
 class BodyLimit:
-    """Refuse bodies over the limit: by Content-Length before reading, else while they stream in."""
+    """Refuse bodies over the limit: by Content-Length before reading, else while they stream in.
+
+    A chunked body (no Content-Length) is read here, within the limit, and handed on with its length set,
+    so the validators downstream see it like any other body.
+    """
 
     def __init__(self, app: ASGIApp, *, max_bytes: int) -> None:
         self.app = app
@@ -37,15 +41,49 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        for name, value in scope.get("headers", ()):
-            if name == b"content-length":
-                try:
-                    declared = int(value)
-                except ValueError:
-                    declared = 0
-                if declared > self.max_bytes:
-                    await send_error(scope, send, _too_large(self.max_bytes))
-                    return
+        headers = dict(scope.get("headers", ()))
+        if b"content-length" in headers:
+            try:
+                declared = int(headers[b"content-length"])
+            except ValueError:
+                declared = 0
+            if declared > self.max_bytes:
+                await send_error(scope, send, _too_large(self.max_bytes))
+                return
+        if b"content-length" in headers or b"transfer-encoding" not in headers:
+            await self.app(scope, self._counting(receive), send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":  # the client left before finishing its body
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:
+                await send_error(scope, send, _too_large(self.max_bytes))
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        scope = dict(scope)
+        scope["headers"] = [(k, v) for k, v in scope.get("headers", ()) if k != b"transfer-encoding"]
+        scope["headers"].append((b"content-length", str(len(body)).encode()))
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    def _counting(self, receive: Receive) -> Receive:
+        """Defence in depth: a body that outgrows the limit anyway raises as it arrives."""
         seen = 0
 
         async def counting_receive() -> Message:
@@ -57,7 +95,7 @@ class BodyLimit:
                     raise _too_large(self.max_bytes)
             return message
 
-        await self.app(scope, counting_receive, send)
+        return counting_receive
 
 
 class ApiKeyGuard:

@@ -43,6 +43,8 @@ async def _with_keepalive(source: AsyncIterator[Frame], interval_s: float) -> As
     finally:
         if pending is not None:
             pending.cancel()
+            # Let the cancelled step finish before closing the generator it is running.
+            await asyncio.gather(pending, return_exceptions=True)
         closer = getattr(iterator, "aclose", None)
         if closer is not None:
             await closer()

@@ -1,0 +1,278 @@
+"""Chat templates: built-ins, GGUF-style templates, request variables and the helpers templates call."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+import pytest
+
+from superfluid.engine.chat_template import (
+    BUILTIN_TEMPLATES,
+    ChatTemplate,
+    TemplateError,
+    builtin_template_source,
+    family_template_name,
+)
+from superfluid.errors import InvalidRequest, UnsupportedParameter
+
+CONVERSATION: list[dict[str, Any]] = [
+    {"role": "system", "content": "Be brief."},
+    {"role": "user", "content": "Hi"},
+    {"role": "assistant", "content": "Hello!"},
+    {"role": "user", "content": "Bye"},
+]
+
+
+def _builtin(name: str) -> ChatTemplate:
+    return ChatTemplate(builtin_template_source(name), name=name, bos_token="<BOS>", eos_token="<EOS>")
+
+
+def _inline(source: str, name: str = "inline") -> ChatTemplate:
+    return ChatTemplate(source, name=name, bos_token="<BOS>", eos_token="<EOS>")
+
+
+# --- built-in templates ---------------------------------------------------------------------------------
+
+
+def test_chatml_renders_every_turn_and_the_generation_prompt() -> None:
+    rendered = _builtin("chatml").render(CONVERSATION)
+    assert rendered.text == (
+        "<|im_start|>system\nBe brief.<|im_end|>\n"
+        "<|im_start|>user\nHi<|im_end|>\n"
+        "<|im_start|>assistant\nHello!<|im_end|>\n"
+        "<|im_start|>user\nBye<|im_end|>\n"
+        "<|im_start|>assistant\n"
+    )
+    assert rendered.starts_in_reasoning is False
+
+
+def test_chatml_without_generation_prompt() -> None:
+    text = _builtin("chatml").render(CONVERSATION[1:2], add_generation_prompt=False).text
+    assert text == "<|im_start|>user\nHi<|im_end|>\n"
+
+
+def test_gemma_folds_the_system_text_into_the_first_user_turn() -> None:
+    text = _builtin("gemma").render(CONVERSATION).text
+    assert text == (
+        "<BOS><start_of_turn>user\nBe brief.\n\nHi<end_of_turn>\n"
+        "<start_of_turn>model\nHello!<end_of_turn>\n"
+        "<start_of_turn>user\nBye<end_of_turn>\n"
+        "<start_of_turn>model\n"
+    )
+
+
+def test_gemma_without_system_message() -> None:
+    text = _builtin("gemma").render(CONVERSATION[1:2]).text
+    assert text == "<BOS><start_of_turn>user\nHi<end_of_turn>\n<start_of_turn>model\n"
+
+
+def test_llama3_headers_and_end_of_turn() -> None:
+    text = _builtin("llama3").render(CONVERSATION).text
+    assert text == (
+        "<BOS>"
+        "<|start_header_id|>system<|end_header_id|>\n\nBe brief.<|eot_id|>"
+        "<|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|>"
+        "<|start_header_id|>assistant<|end_header_id|>\n\nHello!<|eot_id|>"
+        "<|start_header_id|>user<|end_header_id|>\n\nBye<|eot_id|>"
+        "<|start_header_id|>assistant<|end_header_id|>\n\n"
+    )
+
+
+def test_mistral_inst_blocks_with_system_prefix_and_eos_after_replies() -> None:
+    text = _builtin("mistral").render(CONVERSATION).text
+    assert text == "<BOS>[INST] Be brief.\n\nHi [/INST]Hello!<EOS>[INST] Bye [/INST]"
+
+
+@pytest.mark.parametrize("name", BUILTIN_TEMPLATES)
+def test_builtins_do_not_think_and_accept_no_extra_variables(name: str) -> None:
+    template = _builtin(name)
+    assert template.thinks is False
+    with pytest.raises(UnsupportedParameter):
+        template.check_kwargs({"reasoning_effort": "high"})
+
+
+def test_unknown_builtin_name_is_refused() -> None:
+    with pytest.raises(ValueError, match="chatml"):
+        builtin_template_source("vicuna")
+
+
+# --- family mapping -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("architecture", "expected"),
+    [
+        ("gemma", "gemma"),
+        ("gemma2", "gemma"),
+        ("gemma3", "gemma"),
+        ("gemma3n", "gemma"),
+        ("llama", "llama3"),
+        ("mistral", "mistral"),
+        ("qwen2", "chatml"),
+        ("some-future-arch", "chatml"),
+        ("", "chatml"),
+    ],
+)
+def test_family_template_name(architecture: str, expected: str) -> None:
+    assert family_template_name(architecture) == expected
+    assert expected in BUILTIN_TEMPLATES
+
+
+# --- GGUF-style templates ------------------------------------------------------------------------------
+
+STRICT_ALTERNATION = (
+    "{%- for message in messages -%}"
+    "{%- if (message['role'] == 'user') != (loop.index0 % 2 == 0) -%}"
+    "{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') }}"
+    "{%- endif -%}"
+    "[{{ message['role'] }}] {{ message['content'] }};"
+    "{%- endfor -%}"
+)
+
+
+def test_raise_exception_becomes_a_400_naming_messages() -> None:
+    template = _inline(STRICT_ALTERNATION, name="gguf")
+    with pytest.raises(InvalidRequest) as caught:
+        template.render([{"role": "assistant", "content": "I speak first"}])
+    error = caught.value
+    assert isinstance(error, TemplateError)
+    assert error.status == 400
+    assert error.error_type == "invalid_request_error"
+    assert error.param == "messages"
+    assert "roles must alternate" in error.message
+
+
+def test_raise_exception_template_renders_when_the_rule_holds() -> None:
+    text = _inline(STRICT_ALTERNATION).render([{"role": "user", "content": "hi"}]).text
+    assert text == "[user] hi;"
+
+
+def test_render_failure_is_a_400_not_a_crash() -> None:
+    template = _inline("{{ messages[0].content.nope.deeper }}")
+    with pytest.raises(TemplateError) as caught:
+        template.render([{"role": "user", "content": "x"}])
+    assert caught.value.status == 400
+    assert caught.value.param == "messages"
+
+
+def test_the_sandbox_refuses_to_mutate_the_conversation() -> None:
+    template = _inline("{{ messages.append({'role': 'user'}) }}")
+    messages = [{"role": "user", "content": "x"}]
+    with pytest.raises(TemplateError):
+        template.render(messages)
+    assert messages == [{"role": "user", "content": "x"}]
+
+
+def test_loop_controls_are_available() -> None:
+    template = _inline("{% for m in messages %}{% if loop.index > 1 %}{% break %}{% endif %}{{ m.content }}"
+                       "{% endfor %}")
+    assert template.render([{"role": "user", "content": "a"}, {"role": "user", "content": "b"}]).text == "a"
+
+
+def test_strftime_now_formats_the_current_date() -> None:
+    template = _inline("Today is {{ strftime_now('%Y-%m-%d') }}.")
+    before = datetime.datetime.now().strftime("%Y-%m-%d")
+    text = template.render([]).text
+    after = datetime.datetime.now().strftime("%Y-%m-%d")
+    assert text in (f"Today is {before}.", f"Today is {after}.")
+
+
+def test_tojson_keeps_non_ascii_and_angle_brackets_as_they_are() -> None:
+    template = _inline("{{ tools | tojson }}")
+    tools = [{"name": "wetter", "description": "<b>Grüße</b> & more"}]
+    assert template.render([], tools=tools).text == '[{"name": "wetter", "description": "<b>Grüße</b> & more"}]'
+
+
+def test_tojson_indent_argument() -> None:
+    template = _inline("{{ messages[0] | tojson(indent=2) }}")
+    text = template.render([{"role": "user", "content": "x"}]).text
+    assert text == '{\n  "role": "user",\n  "content": "x"\n}'
+
+
+def test_empty_tools_list_renders_as_none() -> None:
+    template = _inline("{% if tools %}TOOLS{% else %}NONE{% endif %}")
+    assert template.render([], tools=[]).text == "NONE"
+    assert template.supports_tools is True
+
+
+# --- request template variables ------------------------------------------------------------------------
+
+QWEN_LIKE = (
+    "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n"
+    "{% if enable_thinking is defined and enable_thinking is false %}<think>\n\n</think>\n\n"
+    "{% else %}<think>\n{% endif %}"
+    "{% endif %}"
+)
+
+
+def test_template_that_opens_a_think_block_starts_in_reasoning() -> None:
+    template = _inline(QWEN_LIKE)
+    assert template.thinks is True
+    rendered = template.render([{"role": "user", "content": "q"}])
+    assert rendered.text.endswith("<think>\n")
+    assert rendered.starts_in_reasoning is True
+
+
+def test_enable_thinking_false_closes_the_block_in_the_prompt() -> None:
+    rendered = _inline(QWEN_LIKE).render([{"role": "user", "content": "q"}], kwargs={"enable_thinking": False})
+    assert rendered.text.endswith("<think>\n\n</think>\n\n")
+    assert rendered.starts_in_reasoning is False
+
+
+def test_thinks_detected_from_the_enable_thinking_variable_alone() -> None:
+    template = _inline("{% if enable_thinking %}/think{% endif %}{{ messages[0].content }}")
+    assert template.thinks is True
+    assert "enable_thinking" in template.variables
+
+
+def test_thinks_detected_from_the_marker_alone() -> None:
+    assert _inline("{{ messages[0].content }}<think>").thinks is True
+
+
+def test_reasoning_levels_detected() -> None:
+    assert _inline("{{ reasoning_effort }}").reasoning_levels is True
+    assert _inline("{{ messages }}").reasoning_levels is False
+
+
+def test_check_kwargs_refuses_a_variable_the_template_never_reads() -> None:
+    with pytest.raises(UnsupportedParameter) as caught:
+        _builtin("chatml").check_kwargs({"custom_flag": True})
+    error = caught.value
+    assert error.status == 400
+    assert error.code == "unsupported_parameter"
+    assert error.param == "chat_template_kwargs.custom_flag"
+    assert "chatml" in error.message
+
+
+def test_render_refuses_unread_variables_too() -> None:
+    with pytest.raises(UnsupportedParameter) as caught:
+        _builtin("llama3").render(CONVERSATION, kwargs={"reasoning_effort": "low"})
+    assert caught.value.param == "chat_template_kwargs.reasoning_effort"
+
+
+def test_enable_thinking_false_is_accepted_by_any_template() -> None:
+    template = _builtin("chatml")
+    template.check_kwargs({"enable_thinking": False})
+    assert template.render(CONVERSATION[1:2], kwargs={"enable_thinking": False}).text.startswith("<|im_start|>")
+
+
+def test_enable_thinking_true_is_refused_by_a_template_that_cannot_think() -> None:
+    with pytest.raises(UnsupportedParameter) as caught:
+        _builtin("chatml").check_kwargs({"enable_thinking": True})
+    assert caught.value.param == "chat_template_kwargs.enable_thinking"
+
+
+def test_a_variable_the_template_reads_is_passed_through() -> None:
+    template = _inline("{{ persona | default('plain') }}: {{ messages[0].content }}")
+    template.check_kwargs({"persona": "pirate"})
+    assert template.render([{"role": "user", "content": "x"}], kwargs={"persona": "pirate"}).text == "pirate: x"
+
+
+@pytest.mark.parametrize("provided", ["messages", "bos_token", "add_generation_prompt", "raise_exception"])
+def test_variables_the_server_provides_cannot_be_overridden(provided: str) -> None:
+    template = _inline("{{ bos_token }}{{ messages }}{{ add_generation_prompt }}{{ raise_exception }}")
+    with pytest.raises(UnsupportedParameter) as caught:
+        template.check_kwargs({provided: "x"})
+    assert caught.value.param == f"chat_template_kwargs.{provided}"

@@ -1,0 +1,214 @@
+"""TextOutput: bytes in, client-safe text out (UTF-8 reassembly, stop strings, the <think> split)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from superfluid.engine.text_output import Piece, TextOutput
+
+
+def _run(output: TextOutput, pieces: Iterable[str | bytes]) -> tuple[list[Piece], Piece]:
+    fed = [output.feed(p.encode() if isinstance(p, str) else p) for p in pieces]
+    return fed, output.flush()
+
+
+def _joined(fed: list[Piece], tail: Piece) -> tuple[str, str]:
+    content = "".join(p.content for p in fed) + tail.content
+    reasoning = "".join(p.reasoning for p in fed) + tail.reasoning
+    return content, reasoning
+
+
+def _plain(stops: tuple[str, ...] = ()) -> TextOutput:
+    return TextOutput(stops, thinking=False)
+
+
+def _thinking(stops: tuple[str, ...] = (), *, in_reasoning: bool = False) -> TextOutput:
+    return TextOutput(stops, thinking=True, in_reasoning=in_reasoning)
+
+
+# --- UTF-8 -------------------------------------------------------------------------------------------
+
+
+def test_plain_text_goes_straight_through() -> None:
+    out = _plain()
+    assert out.feed(b"Hello").content == "Hello"
+    assert out.feed(b", world").content == ", world"
+    assert not out.flush()
+
+
+def test_two_byte_character_split_over_two_tokens() -> None:
+    raw = "é".encode()
+    out = _plain()
+    first = out.feed(raw[:1])
+    assert first.content == ""
+    assert not first
+    assert out.feed(raw[1:]).content == "é"
+
+
+def test_four_byte_character_split_byte_by_byte() -> None:
+    raw = "a🙂b".encode()
+    fed, tail = _run(_plain(), [raw[i:i + 1] for i in range(len(raw))])
+    assert [p.content for p in fed] == ["a", "", "", "", "🙂", "b"]
+    assert _joined(fed, tail) == ("a🙂b", "")
+
+
+def test_dangling_bytes_at_the_end_become_a_replacement_character() -> None:
+    out = _plain()
+    assert out.feed("x€".encode()[:-1]).content == "x"
+    assert out.flush().content == "\ufffd"
+
+
+# --- stop strings -------------------------------------------------------------------------------------
+
+
+def test_stop_string_is_cut_out_with_everything_after_it() -> None:
+    out = _plain(("STOP",))
+    assert out.feed(b"Hello STOP world").content == "Hello "
+    assert out.stopped
+    assert not out.feed(b"more")
+    assert not out.flush()
+
+
+def test_partial_stop_is_held_back_then_released_when_it_does_not_complete() -> None:
+    out = _plain(("STOP",))
+    assert out.feed(b"Hello ST").content == "Hello "
+    assert out.feed(b"ART").content == "START"
+    assert not out.stopped
+
+
+def test_stop_split_across_pieces() -> None:
+    fed, tail = _run(_plain(("STOP",)), ["The end is S", "T", "O", "P and more"])
+    assert _joined(fed, tail) == ("The end is ", "")
+    assert all("S" not in p.content for p in fed)
+
+
+def test_stop_completed_inside_a_later_piece_after_held_text() -> None:
+    out = _plain(("</s>",))
+    assert out.feed(b"answer<").content == "answer"
+    assert out.feed(b"/").content == ""
+    assert out.feed(b"s> trailing").content == ""
+    assert out.stopped
+
+
+def test_earliest_of_several_stops_wins() -> None:
+    out = _plain(("STOP", "END"))
+    assert out.feed(b"one END two STOP three").content == "one "
+    assert out.stopped
+
+
+def test_several_stops_hold_back_the_longest_partial_match() -> None:
+    out = _plain(("\n\n", "User:"))
+    assert out.feed(b"hi\nUs").content == "hi\n"
+    assert out.feed(b"er").content == ""
+    assert out.feed(b": next").content == ""
+    assert out.stopped
+
+
+def test_repeated_prefix_characters_are_released_as_the_match_slides() -> None:
+    fed, tail = _run(_plain(("aab",)), ["a", "a", "a", "b", "c"])
+    assert _joined(fed, tail) == ("a", "")
+
+
+def test_flush_releases_a_held_partial_stop() -> None:
+    out = _plain(("STOP",))
+    assert out.feed(b"abc STO").content == "abc "
+    tail = out.flush()
+    assert tail.content == "STO"
+    assert not out.stopped
+
+
+def test_empty_stop_strings_are_ignored() -> None:
+    out = _plain(("",))
+    assert out.feed(b"abc").content == "abc"
+    assert not out.stopped
+
+
+def test_multibyte_stop_string_split_inside_a_character() -> None:
+    raw = "ok。rest".encode()
+    cut = raw.index("。".encode()) + 1
+    fed, tail = _run(_plain(("。",)), [raw[:cut], raw[cut:]])
+    assert _joined(fed, tail) == ("ok", "")
+
+
+# --- reasoning split -----------------------------------------------------------------------------------
+
+
+def test_think_block_goes_to_reasoning() -> None:
+    out = _thinking()
+    piece = out.feed(b"<think>plan it</think>The answer")
+    assert piece.reasoning == "plan it"
+    assert piece.content == "The answer"
+
+
+def test_think_markers_split_across_pieces_never_leak() -> None:
+    pieces = ["<th", "ink>pl", "an</thi", "nk>", "ans", "wer"]
+    fed, tail = _run(_thinking(), pieces)
+    assert _joined(fed, tail) == ("answer", "plan")
+    for piece in fed:
+        assert "<" not in piece.content + piece.reasoning
+        assert ">" not in piece.content + piece.reasoning
+
+
+def test_marker_split_one_character_at_a_time() -> None:
+    text = "<think>abc</think>xyz"
+    fed, tail = _run(_thinking(), list(text))
+    assert _joined(fed, tail) == ("xyz", "abc")
+
+
+def test_newlines_after_the_closing_marker_are_trimmed_even_across_pieces() -> None:
+    fed, tail = _run(_thinking(), ["<think>r</think>", "\n", "\n", "Answer\n\nmore"])
+    assert _joined(fed, tail) == ("Answer\n\nmore", "r")
+
+
+def test_newlines_inside_reasoning_are_kept() -> None:
+    fed, tail = _run(_thinking(), ["<think>\nstep 1\n\nstep 2\n</think>done"])
+    assert _joined(fed, tail) == ("done", "\nstep 1\n\nstep 2\n")
+
+
+def test_text_before_the_think_block_is_content() -> None:
+    fed, tail = _run(_thinking(), ["Hi <think>hmm</think>there"])
+    assert _joined(fed, tail) == ("Hi there", "hmm")
+
+
+def test_starts_in_reasoning_when_the_prompt_opened_the_block() -> None:
+    fed, tail = _run(_thinking(in_reasoning=True), ["still thinking", "</think>", "\nreply"])
+    assert _joined(fed, tail) == ("reply", "still thinking")
+
+
+def test_without_thinking_markers_are_plain_content() -> None:
+    fed, tail = _run(TextOutput((), thinking=False, in_reasoning=True), ["<think>a</think>b"])
+    assert _joined(fed, tail) == ("<think>a</think>b", "")
+
+
+def test_flush_inside_an_unfinished_think_block_returns_held_text_as_reasoning() -> None:
+    out = _thinking()
+    piece = out.feed(b"<think>half</th")
+    assert piece.reasoning == "half"
+    tail = out.flush()
+    assert tail.reasoning == "</th"
+    assert tail.content == ""
+
+
+def test_flush_releases_a_partial_opening_marker_as_content() -> None:
+    out = _thinking()
+    assert out.feed(b"a <thi").content == "a "
+    assert out.flush().content == "<thi"
+
+
+def test_stop_string_after_reasoning_cuts_the_content() -> None:
+    fed, tail = _run(_thinking(("STOP",)), ["<think>x</think>ans ST", "OP tail"])
+    assert _joined(fed, tail) == ("ans ", "x")
+
+
+def test_partial_stop_held_while_reasoning() -> None:
+    out = _thinking(("###",), in_reasoning=True)
+    assert out.feed(b"think #").reasoning == "think "
+    assert out.feed(b"#").reasoning == ""
+    assert out.feed(b"#").reasoning == ""
+    assert out.stopped
+
+
+def test_piece_truthiness() -> None:
+    assert not Piece()
+    assert Piece(content="a")
+    assert Piece(reasoning="b")

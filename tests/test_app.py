@@ -1,0 +1,89 @@
+"""create_app: the guards and error rendering wired around the real spec, over a fake Services."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+from starlette.types import Message
+
+from superfluid.app import create_app
+from superfluid.settings import Settings
+from tests.conftest import FakeServices, app_client
+
+
+def test_health_is_served(fake_app: TestClient) -> None:
+    response = fake_app.get("/health")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok"}
+
+
+def test_lifespan_starts_the_injected_services_and_leaves_closing_to_their_owner() -> None:
+    settings = Settings()
+    services = FakeServices(settings)
+    app = create_app(settings, services=services)  # type: ignore[arg-type]
+    with TestClient(app):
+        assert services.started
+    assert not services.closed
+
+
+def test_unknown_route_is_a_404_in_openai_shape(fake_app: TestClient) -> None:
+    response = fake_app.get("/v1/nothing-here")
+    assert response.status_code == 404
+    assert response.json()["error"]["type"] == "not_found_error"
+
+
+def test_wrong_method_keeps_its_status(fake_app: TestClient) -> None:
+    response = fake_app.get("/v1/chat/completions")
+    assert response.status_code == 405
+    assert response.json()["error"]["type"] == "invalid_request_error"
+
+
+def test_declared_body_over_the_limit_is_a_413(fake_app: TestClient, app_settings: Settings) -> None:
+    response = fake_app.post("/v1/chat/completions", content=b" " * (app_settings.max_body_bytes + 1),
+                             headers={"content-type": "application/json"})
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "payload_too_large"
+
+
+def test_body_longer_than_declared_is_refused_with_a_413(app_settings: Settings) -> None:
+    """The streamed-body check raises from inside receive(); the app's error handler must render it."""
+    app = create_app(app_settings, services=FakeServices(app_settings))  # type: ignore[arg-type]
+    parts = [b'{"model":"m","messages":[{"role":"user","content":"'] + [b"x" * 1024] * 5 + [b'"}]}']
+    inbox: list[Message] = [
+        {"type": "http.request", "body": p, "more_body": i < len(parts) - 1} for i, p in enumerate(parts)
+    ]
+    sent: list[Message] = []
+
+    async def receive() -> Message:
+        return inbox.pop(0) if inbox else {"type": "http.disconnect"}
+
+    async def send(message: Message) -> None:
+        sent.append(message)
+
+    scope: dict[str, Any] = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+        "path": "/v1/chat/completions", "raw_path": b"/v1/chat/completions", "query_string": b"",
+        "root_path": "", "client": ("127.0.0.1", 1), "server": ("testserver", 80), "state": {},
+        "headers": [(b"host", b"testserver"), (b"content-type", b"application/json"), (b"content-length", b"60")],
+    }
+    asyncio.run(app(scope, receive, send))
+    assert sent[0]["status"] == 413
+    body = json.loads(b"".join(m.get("body", b"") for m in sent[1:]))
+    assert body["error"]["code"] == "payload_too_large"
+
+
+@pytest.fixture(scope="module")
+def keyed_app() -> Iterator[TestClient]:
+    yield from app_client(Settings(api_key="k3y"))
+
+
+def test_api_key_guard_is_installed(keyed_app: TestClient) -> None:
+    assert keyed_app.get("/v1/models").status_code == 401
+    assert keyed_app.get("/health").status_code == 200
+    response = keyed_app.get("/v1/models", headers={"Authorization": "Bearer k3y"})
+    assert response.status_code == 404  # authenticated; the fake services know no models

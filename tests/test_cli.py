@@ -1,0 +1,87 @@
+"""The CLI: `superfluid serve` flags map one to one onto Settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from superfluid.cli import _parser, settings_from_args
+from superfluid.engine.model_sources import DEFAULT_MODEL
+from superfluid.settings import DEFAULT_PORT, Settings
+
+
+def _settings(*argv: str) -> Settings:
+    return settings_from_args(_parser().parse_args(["serve", *argv]))
+
+
+def test_no_flags_gives_the_default_settings() -> None:
+    settings = _settings()
+    assert settings == Settings()
+    assert settings.models == (DEFAULT_MODEL,)
+    assert settings.port == DEFAULT_PORT
+
+
+def test_every_long_flag_lands_on_its_field() -> None:
+    settings = _settings(
+        "first.gguf", "acme/Repo-GGUF:Q4_K_M",
+        "--host", "0.0.0.0", "--port", "9000", "--ctx-size", "2048", "--threads", "3", "--parallel", "2",
+        "--batch-size", "128", "--max-tokens", "64", "--chat-template", "gemma",
+        "--chat-template-file", "tmpl.jinja", "--api-key", "sekrit", "--alias", "house-model",
+        "--preload", "extra-1", "--preload", "extra-2", "--hf-cache", "/srv/hf", "--keepalive", "2.5",
+        "--log-level", "debug",
+    )
+    assert settings == Settings(
+        models=("first.gguf", "acme/Repo-GGUF:Q4_K_M"),
+        host="0.0.0.0",
+        port=9000,
+        ctx_size=2048,
+        threads=3,
+        parallel=2,
+        batch_size=128,
+        max_tokens=64,
+        chat_template="gemma",
+        chat_template_file=Path("tmpl.jinja"),
+        api_key="sekrit",
+        alias="house-model",
+        keepalive_s=2.5,
+        hf_cache=Path("/srv/hf"),
+        preload=("extra-1", "extra-2"),
+        log_level="debug",
+    )
+
+
+def test_short_flags_match_llama_server() -> None:
+    settings = _settings("-c", "4096", "-t", "8", "-np", "6", "-b", "256", "-n", "100", "-a", "nick")
+    assert (settings.ctx_size, settings.threads, settings.parallel, settings.batch_size) == (4096, 8, 6, 256)
+    assert settings.max_tokens == 100
+    assert settings.alias == "nick"
+
+
+def test_types_are_converted() -> None:
+    settings = _settings("--port", "1234", "--keepalive", "0.5", "--chat-template-file", "a/b.jinja")
+    assert isinstance(settings.port, int)
+    assert isinstance(settings.keepalive_s, float)
+    assert isinstance(settings.chat_template_file, Path)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--chat-template", "vicuna"],
+        ["--log-level", "loud"],
+        ["--port", "eighty"],
+        ["--no-such-flag"],
+    ],
+)
+def test_bad_flags_exit_with_usage(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        _settings(*argv)
+    assert caught.value.code == 2
+    assert "usage:" in capsys.readouterr().err
+
+
+def test_serve_subcommand_is_required(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        _parser().parse_args([])
+    capsys.readouterr()
