@@ -32,7 +32,7 @@ class ModelMetadata:
     architecture: str
     name: str
     n_ctx_train: int
-    n_params: int
+    n_params: int | None
     size_bytes: int
     n_vocab: int
     chat_template: str | None
@@ -95,6 +95,16 @@ def _token_text(vocab: llama_cpp.llama_vocab_p, token: int) -> str:
     return raw.decode("utf-8", errors="replace") if raw else ""
 
 
+def _trained_context(m: llama_cpp.llama_model_p) -> int:
+    """The training context; read from the metadata too, since a vocab-only load leaves the model's at 0."""
+    n = int(llama_cpp.llama_model_n_ctx_train(m))
+    if n > 0:
+        return n
+    arch = _meta(m, "general.architecture")
+    raw = _meta(m, f"{arch}.context_length") if arch else None
+    return int(raw) if raw and raw.isdigit() else 0
+
+
 def _read_metadata(m: llama_cpp.llama_model_p, path: Path) -> ModelMetadata:
     v = llama_cpp.llama_model_get_vocab(m)
     template = llama_cpp.llama_model_chat_template(m, None)
@@ -115,9 +125,9 @@ def _read_metadata(m: llama_cpp.llama_model_p, path: Path) -> ModelMetadata:
     return ModelMetadata(
         architecture=_meta(m, "general.architecture") or "unknown",
         name=_meta(m, "general.name") or path.stem,
-        n_ctx_train=llama_cpp.llama_model_n_ctx_train(m),
-        n_params=llama_cpp.llama_model_n_params(m),
-        size_bytes=llama_cpp.llama_model_size(m),
+        n_ctx_train=_trained_context(m),
+        n_params=llama_cpp.llama_model_n_params(m) or None,
+        size_bytes=llama_cpp.llama_model_size(m) or path.stat().st_size,
         n_vocab=llama_cpp.llama_vocab_n_tokens(v),
         chat_template=template.decode("utf-8") if template else None,
         bos_token=_token_text(v, bos) if bos >= 0 else "",

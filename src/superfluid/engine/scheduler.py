@@ -273,15 +273,15 @@ class Scheduler:
             job.next_token = token
 
     def _finish(self, job: Job, reason: FinishReason) -> None:
-        if reason != "cancelled":
-            rest = job.output.flush()
-            if rest:
-                job.sink.put(TextDelta(index=job.index, content=rest.content, reasoning=rest.reasoning,
-                                       completion_tokens=job.generated))
-            usage = Usage(prompt_tokens=len(job.prompt), completion_tokens=job.generated,
-                          cached_tokens=job.cached)
-            job.sink.put(Finished(index=job.index, finish_reason=reason, usage=usage))
-        self._release(job)
+        self._release(job)  # the lane is free before the client hears it finished
+        if reason == "cancelled":
+            return
+        rest = job.output.flush()
+        if rest:
+            job.sink.put(TextDelta(index=job.index, content=rest.content, reasoning=rest.reasoning,
+                                   completion_tokens=job.generated))
+        usage = Usage(prompt_tokens=len(job.prompt), completion_tokens=job.generated, cached_tokens=job.cached)
+        job.sink.put(Finished(index=job.index, finish_reason=reason, usage=usage))
 
     def _release(self, job: Job) -> None:
         if job.sampler is not None:

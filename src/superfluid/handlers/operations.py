@@ -16,7 +16,7 @@ async def health() -> dict[str, str]:
 async def props(model: str | None = None, autoload: str | None = None) -> dict[str, Any]:
     svc = services()
     model_id = svc.models.canonical(model) if model else svc.models.default_id
-    if autoload in ("1", "true"):
+    if (autoload or "").lower() in ("1", "true", "yes"):
         await svc.models.get(model_id)
     profile = await svc.models.profile(model_id)
     served = svc.models.loaded.get(model_id)

@@ -37,8 +37,24 @@ def _deepest(error: jsonschema.ValidationError) -> jsonschema.ValidationError:
     return best
 
 
+def _null_alternatives(node: Any) -> Any:
+    """Make ``nullable: true`` beside oneOf/anyOf admit null (Connexion honours it only beside type/enum)."""
+    if isinstance(node, list):
+        return [_null_alternatives(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: _null_alternatives(value) for key, value in node.items()}
+    if out.get("nullable") and ("oneOf" in out or "anyOf" in out) and "type" not in out:
+        out.pop("nullable")
+        return {"anyOf": [out, {"enum": [None]}]}
+    return out
+
+
 class TypedJSONBodyValidator(JSONRequestBodyValidator):  # type: ignore[misc]
     """Connexion's JSON validator, raising :class:`InvalidRequest` with ``param`` set."""
+
+    def __init__(self, *, schema: dict[str, Any], **kwargs: Any) -> None:
+        super().__init__(schema=_null_alternatives(schema), **kwargs)
 
     async def _parse(self, stream: AsyncGenerator[bytes, None], scope: Scope) -> Any:
         raw = b"".join([chunk async for chunk in stream])

@@ -1,0 +1,279 @@
+"""Record golden transcripts: one request/response pair per file in conformance/golden/.
+
+Run it by hand after a deliberate change to what the server says, then review the diff of the JSON files:
+
+    python -m conformance.record_golden --base-url http://127.0.0.1:8453   # a server that is already up
+    python -m conformance.record_golden                                    # starts its own, like the tests do
+
+The server must be started the way conformance/conftest.py starts it (the two bundled models, --parallel 4):
+some recorded fields (total_slots, the second model's entry in the model list) depend on that.
+
+Everything that changes from run to run is replaced by a placeholder before it is written, and the replay in
+test_golden.py normalizes the live answer the same way before comparing. Volatile are: completion ids and
+``created`` stamps, file system paths, the build string, prefix-cache counters (``cached_tokens``,
+``superfluid.warm``, ``superfluid.cached``, the ``x-superfluid-warm`` header, the KV snapshot in /props),
+and, for models other than the default one, the fields that change once that model has been loaded.
+Generated text is never normalized: every generating request is greedy (temperature 0, fixed seed), so its
+text must come back identical whether the prompt is served cold or from the prefix cache.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from conformance.server import DEFAULT_MODEL, SECOND_MODEL, start_server, stop_server
+
+GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
+SERVER_ARGS = [DEFAULT_MODEL, SECOND_MODEL, "--parallel", "4"]
+
+# Response headers a transcript keeps; the rest (date, server, content-length) say nothing about the API.
+KEPT_HEADERS = ("content-type", "cache-control", "x-superfluid-warm")
+
+CACHED = "<cached>"
+COMPLETION_ID = "<completion-id>"
+CREATED = "<created>"
+PATH = "<path>"
+LOAD_STATE = "<load-state>"
+COUNTER = "<counter>"
+BUILD = "<build-info>"
+
+# key -> placeholder, wherever the key appears.
+_VOLATILE_KEYS = {
+    "created": CREATED,
+    "path": PATH,
+    "model_path": PATH,
+    "build_info": BUILD,
+    "cached_tokens": CACHED,
+    "warm": CACHED,
+    "cached": CACHED,
+}
+# Counters of the /props KV snapshot that move with whatever else the server is doing.
+_KV_COUNTERS = ("busy", "waiting", "cached_tokens")
+# Fields of a model entry that change when a lazily loaded model gets loaded.
+_LOAD_STATE_FIELDS = ("loaded",)
+_LOAD_STATE_META = ("n_ctx", "n_ctx_train")
+
+_GREEDY = {"temperature": 0, "seed": 7}
+_CHAT_MESSAGES = [{"role": "user", "content": "Name three primary colors."}]
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One request a transcript is recorded for."""
+
+    name: str
+    description: str
+    method: str
+    path: str
+    body: dict[str, Any] | None = None
+    query: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def streams(self) -> bool:
+        return bool(self.body and self.body.get("stream"))
+
+    def request(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"method": self.method, "path": self.path}
+        if self.query:
+            out["query"] = dict(self.query)
+        if self.body is not None:
+            out["body"] = self.body
+        return out
+
+
+EXCHANGES: tuple[Exchange, ...] = (
+    Exchange("chat_completion", "Greedy chat completion, cut by max_tokens.", "POST", "/v1/chat/completions",
+             {"model": DEFAULT_MODEL, "messages": _CHAT_MESSAGES, "max_tokens": 16, **_GREEDY}),
+    Exchange("chat_completion_stream", "The same chat completion as an SSE stream.", "POST",
+             "/v1/chat/completions",
+             {"model": DEFAULT_MODEL, "messages": _CHAT_MESSAGES, "max_tokens": 16, "stream": True, **_GREEDY}),
+    Exchange("chat_completion_stop", "A stop string ends the reply and is left out of it.", "POST",
+             "/v1/chat/completions",
+             {"model": DEFAULT_MODEL, "messages": _CHAT_MESSAGES, "max_tokens": 16, "stop": ["Blue"],
+              **_GREEDY}),
+    Exchange("completion", "Greedy raw-text completion.", "POST", "/v1/completions",
+             {"model": DEFAULT_MODEL, "prompt": "The capital of France is", "max_tokens": 12, **_GREEDY}),
+    Exchange("completion_stream", "The same raw-text completion as an SSE stream.", "POST", "/v1/completions",
+             {"model": DEFAULT_MODEL, "prompt": "The capital of France is", "max_tokens": 12, "stream": True,
+              **_GREEDY}),
+    Exchange("completion_echo", "echo puts the prompt in front of the completion.", "POST", "/v1/completions",
+             {"model": DEFAULT_MODEL, "prompt": "One, two, three,", "max_tokens": 6, "echo": True, **_GREEDY}),
+    Exchange("models_list", "Every known model, loaded or not.", "GET", "/v1/models"),
+    Exchange("model_get", "One known model by id.", "GET", f"/v1/models/{DEFAULT_MODEL}"),
+    Exchange("tokenize", "Token ids and their pieces, without any chat scaffold.", "POST", "/v1/tokenize",
+             {"model": DEFAULT_MODEL, "content": "Hello, world!", "with_pieces": True}),
+    Exchange("health", "Liveness.", "GET", "/health"),
+    Exchange("props", "The default model and its effective generation defaults.", "GET", "/props"),
+    Exchange("error_unknown_model_chat", "A model id nobody knows is a 404 naming the model param.", "POST",
+             "/v1/chat/completions",
+             {"model": "no-such-model", "messages": _CHAT_MESSAGES, "max_tokens": 4, **_GREEDY}),
+    Exchange("error_unknown_model_get", "GET on an unknown model id is a 404.", "GET", "/v1/models/no-such-model"),
+    Exchange("error_missing_messages", "A chat request without messages is a 400 naming the field.", "POST",
+             "/v1/chat/completions", {"model": DEFAULT_MODEL, "max_tokens": 4}),
+    Exchange("error_missing_prompt", "A completion request without prompt is a 400 naming the field.", "POST",
+             "/v1/completions", {"model": DEFAULT_MODEL, "max_tokens": 4}),
+    Exchange("error_missing_model", "A tokenize request without model is a 400 naming the field.", "POST",
+             "/v1/tokenize", {"content": "Hello"}),
+)
+
+
+# ---- normalization -------------------------------------------------------------------------------------------
+def normalize(value: Any) -> Any:
+    """A copy of a decoded JSON body with every run-dependent value replaced by its placeholder."""
+    if isinstance(value, list):
+        return [normalize(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        if key in _VOLATILE_KEYS and not isinstance(item, (dict, list)):
+            out[key] = _VOLATILE_KEYS[key]
+        elif key == "id" and isinstance(item, str) and item.startswith(("chatcmpl-", "cmpl-")):
+            out[key] = COMPLETION_ID
+        elif key == "kv_cache" and isinstance(item, dict):
+            out[key] = {k: (COUNTER if k in _KV_COUNTERS else v) for k, v in item.items()}
+        else:
+            out[key] = normalize(item)
+    if out.get("object") == "model" and out.get("id") != DEFAULT_MODEL:
+        _blank_load_state(out)
+    return out
+
+
+def _blank_load_state(model: dict[str, Any]) -> None:
+    """A lazily loaded model reports different numbers before and after its first use, and other tests in the
+    same session may or may not have used it; its entry keeps everything else."""
+    for key in _LOAD_STATE_FIELDS:
+        if key in model:
+            model[key] = LOAD_STATE
+    meta = model.get("meta")
+    if isinstance(meta, dict):
+        for key in _LOAD_STATE_META:
+            if key in meta:
+                meta[key] = LOAD_STATE
+
+
+def kept_headers(headers: httpx.Headers) -> dict[str, str]:
+    out = {name: headers[name] for name in KEPT_HEADERS if name in headers}
+    if "x-superfluid-warm" in out:
+        out["x-superfluid-warm"] = CACHED
+    return out
+
+
+# ---- server-sent events --------------------------------------------------------------------------------------
+DONE = "[DONE]"
+
+
+def sse_frames(text: str) -> list[Any]:
+    """The data payloads of an SSE body in order: decoded JSON objects, and the literal ``[DONE]`` marker.
+    Comment lines (keep-alives) carry no data and are skipped."""
+    frames: list[Any] = []
+    for event in text.replace("\r\n", "\n").split("\n\n"):
+        data = [line[5:].removeprefix(" ") for line in event.split("\n") if line.startswith("data:")]
+        if not data:
+            continue
+        payload = "\n".join(data)
+        frames.append(DONE if payload == DONE else json.loads(payload))
+    return frames
+
+
+def streamed_text(frames: Sequence[Any]) -> str:
+    """The reply a client assembles from the frames: chat deltas' content, or completion chunks' text."""
+    parts: list[str] = []
+    for frame in frames:
+        if not isinstance(frame, dict):
+            continue
+        for choice in frame.get("choices", ()):
+            if "delta" in choice:
+                parts.append(choice["delta"].get("content") or "")
+            else:
+                parts.append(choice.get("text") or "")
+    return "".join(parts)
+
+
+# ---- one exchange ------------------------------------------------------------------------------------------
+@dataclass
+class Observed:
+    """A live answer, raw (for checks on volatile values) and normalized (for the transcript)."""
+
+    status: int
+    headers: httpx.Headers
+    raw_body: Any
+    """Decoded JSON body, or the list of SSE frames for a stream."""
+    transcript: dict[str, Any]
+
+
+def perform(client: httpx.Client, exchange: Exchange) -> Observed:
+    response = client.request(exchange.method, exchange.path, params=exchange.query or None, json=exchange.body)
+    transcript: dict[str, Any] = {"status": response.status_code, "headers": kept_headers(response.headers)}
+    raw: Any
+    if response.headers.get("content-type", "").startswith("text/event-stream"):
+        raw = sse_frames(response.text)
+        transcript["frames"] = normalize(raw)
+        transcript["text"] = streamed_text(raw)
+    else:
+        raw = response.json()
+        transcript["body"] = normalize(raw)
+    return Observed(response.status_code, response.headers, raw, transcript)
+
+
+def golden_path(name: str) -> Path:
+    return GOLDEN_DIR / f"{name}.json"
+
+
+def transcript_file(exchange: Exchange, observed: Observed) -> dict[str, Any]:
+    return {
+        "name": exchange.name,
+        "description": exchange.description,
+        "request": exchange.request(),
+        "response": observed.transcript,
+    }
+
+
+def record(base_url: str, names: Sequence[str] = ()) -> list[Path]:
+    wanted = [e for e in EXCHANGES if not names or e.name in names]
+    unknown = set(names) - {e.name for e in EXCHANGES}
+    if unknown:
+        raise SystemExit(f"unknown exchange(s): {', '.join(sorted(unknown))}")
+    GOLDEN_DIR.mkdir(exist_ok=True)
+    written = []
+    with httpx.Client(base_url=base_url, timeout=120) as client:
+        for exchange in wanted:
+            observed = perform(client, exchange)
+            path = golden_path(exchange.name)
+            text = json.dumps(transcript_file(exchange, observed), indent=2, ensure_ascii=False)
+            path.write_text(text + "\n", encoding="utf-8")
+            written.append(path)
+    return written
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m conformance.record_golden", description=__doc__.split("\n")[0])
+    parser.add_argument("--base-url", help="a running server started as conformance/conftest.py starts it; "
+                                           "without it, one is started and stopped here")
+    parser.add_argument("names", nargs="*", help="record only these exchanges (default: all)")
+    args = parser.parse_args(argv)
+    if args.base_url:
+        written = record(args.base_url, args.names)
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            server = start_server(SERVER_ARGS, Path(tmp) / "serve.log")
+            try:
+                written = record(server.base_url, args.names)
+            finally:
+                stop_server(server)
+    for path in written:
+        print(path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
