@@ -25,8 +25,8 @@ from pathlib import Path
 
 import httpx
 import llama_cpp
-
 from conformance.server import start_server, stop_server
+
 from superfluid.engine.model_sources import DEFAULT_MODEL, resolve
 from superfluid.engine.served_model import ServedModel
 from superfluid.engine.types import ChatMessage, ChatPrompt, GenerationRequest, SamplingParams
