@@ -42,7 +42,8 @@ class Constraint:
 
     @classmethod
     def for_schema(cls, schema: dict[str, Any], *, param: str = "response_format") -> Constraint:
-        return cls(json_schema=json.dumps(schema, sort_keys=True), param=param)
+        # Key order is kept: the grammar emits properties in schema order, and readers rely on it.
+        return cls(json_schema=json.dumps(schema), param=param)
 
 
 @functools.lru_cache(maxsize=256)

@@ -19,10 +19,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import llama_cpp
+import numpy as np
+import numpy.typing as npt
 
+from superfluid.engine.grammar import GrammarState, GrammarTokenizer
 from superfluid.engine.llama_model import LlamaModel
+from superfluid.engine.logprobs import token_logprobs
 from superfluid.engine.sampling import EffectiveSampling, SamplerChain
-from superfluid.engine.text_output import TextOutput
+from superfluid.engine.text_output import Piece, TextOutput
+from superfluid.engine.tool_calls import CallReader, ToolCallDelta
 from superfluid.engine.types import (
     Admitted,
     EngineEvent,
@@ -30,6 +35,7 @@ from superfluid.engine.types import (
     Finished,
     FinishReason,
     TextDelta,
+    TokenLogprob,
     Usage,
 )
 
@@ -63,7 +69,15 @@ class Job:
     sink: EventSink
     ignore_eos: bool = False
     cancelled: bool = False
+    grammar: GrammarState | None = None
+    lazy_grammar: tuple[str, str] | None = None
+    """(trigger text, grammar): the grammar engages once the reply contains the trigger."""
+    calls: CallReader | None = None
+    logprobs: int | None = None
     # engine-thread state
+    raw_text: str = ""
+    calls_made: int = 0
+    pending_logprobs: list[TokenLogprob] = field(default_factory=list)
     pending: list[int] = field(default_factory=list)
     cached: int = 0
     generated: int = 0
@@ -95,8 +109,9 @@ _STOP = object()
 class Scheduler:
     """Owns the engine thread for one model. ``submit`` and ``cancel`` are safe from any thread."""
 
-    def __init__(self, model: LlamaModel, *, name: str) -> None:
+    def __init__(self, model: LlamaModel, *, name: str, grammar: GrammarTokenizer | None = None) -> None:
         self.model = model
+        self.grammar_tokenizer = grammar
         self.lanes = [Lane(seq=i) for i in range(model.n_seq_max)]
         self._inbox: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._waiting: deque[Job] = deque()
@@ -254,32 +269,94 @@ class Scheduler:
                 continue
             job.pending[:0] = fed
 
+    def _logits(self, batch_index: int) -> npt.NDArray[np.float32]:
+        ptr = llama_cpp.llama_get_logits_ith(self.model.ctx, batch_index)
+        return np.ctypeslib.as_array(ptr, shape=(self.model.meta.n_vocab,))
+
     def _sampled(self, job: Job, batch_index: int) -> None:
         assert job.sampler is not None and job.lane is not None
+        if job.grammar is not None or job.logprobs is not None:
+            logits = self._logits(batch_index)
+            distribution = None
+            if job.logprobs is not None:
+                distribution = logits.copy()
+                for token_id, bias in job.sampling.logit_bias:
+                    distribution[token_id] += bias
+            if job.grammar is not None:
+                job.grammar.apply(logits)
         token = job.sampler.sample(self.model.ctx, batch_index)
+        if job.logprobs is not None and distribution is not None:
+            job.pending_logprobs.append(token_logprobs(distribution, token, job.logprobs, self._token_bytes))
         if self.model.is_eog(token) and not job.ignore_eos:
             self._finish(job, "stop")
             return
         job.generated += 1
-        piece = job.output.feed(self.model.piece(token, self._piece_buf))
-        if piece:
-            job.sink.put(TextDelta(index=job.index, content=piece.content, reasoning=piece.reasoning,
-                                   completion_tokens=job.generated))
-        if job.output.stopped:
+        data = self.model.piece(token, self._piece_buf)
+        grammar_done = False
+        if job.grammar is not None:
+            if not job.grammar.advance(token):
+                log.warning("grammar refused token %d: %s", token, job.grammar.error)
+            grammar_done = job.grammar.done
+        elif job.lazy_grammar is not None:
+            self._maybe_engage(job, data)
+        self._emit(job, job.output.feed(data))
+        if job.output.stopped or grammar_done:
             self._finish(job, "stop")
         elif job.generated >= job.max_new_tokens or len(job.lane.tokens) + 1 >= self.model.n_ctx:
             self._finish(job, "length")
         else:
             job.next_token = token
 
+    def _token_bytes(self, token: int) -> bytes:
+        return self.model.piece(token, self._piece_buf, special=True)
+
+    def _maybe_engage(self, job: Job, data: bytes) -> None:
+        """Lazy grammars: once the trigger appears, constrain the rest of the reply."""
+        assert job.lazy_grammar is not None and self.grammar_tokenizer is not None
+        trigger, grammar = job.lazy_grammar
+        job.raw_text += data.decode("utf-8", errors="ignore")
+        at = job.raw_text.find(trigger)
+        if at < 0:
+            job.raw_text = job.raw_text[-len(trigger):]
+            return
+        job.lazy_grammar = None
+        state = self.grammar_tokenizer.state(grammar)
+        rest = job.raw_text[at + len(trigger):]
+        if rest and not state.matcher.consume_tokens(self.grammar_tokenizer.tokenizer.tokenize_str(rest)):
+            log.info("lazy grammar could not take %r after its trigger; leaving the reply unconstrained", rest)
+            return
+        job.grammar = state
+
+    def _emit(self, job: Job, piece: Piece) -> None:
+        calls: tuple[ToolCallDelta, ...] = ()
+        content = piece.content
+        if job.calls is not None and content:
+            parsed = job.calls.feed(content)
+            content, calls = parsed.content, tuple(parsed.calls)
+        self._send(job, content, piece.reasoning, calls)
+
+    def _send(self, job: Job, content: str, reasoning: str, calls: tuple[ToolCallDelta, ...] = (),
+              *, force: bool = False) -> None:
+        """One TextDelta with the log probabilities of every token since the last one."""
+        if not (content or reasoning or calls or (force and job.pending_logprobs)):
+            return
+        job.calls_made += sum(1 for c in calls if c.name is not None)
+        logprobs = tuple(job.pending_logprobs)
+        job.pending_logprobs.clear()
+        job.sink.put(TextDelta(index=job.index, content=content, reasoning=reasoning,
+                               completion_tokens=job.generated, tool_calls=calls, logprobs=logprobs))
+
     def _finish(self, job: Job, reason: FinishReason) -> None:
         self._release(job)  # the lane is free before the client hears it finished
         if reason == "cancelled":
             return
-        rest = job.output.flush()
-        if rest:
-            job.sink.put(TextDelta(index=job.index, content=rest.content, reasoning=rest.reasoning,
-                                   completion_tokens=job.generated))
+        self._emit(job, job.output.flush())
+        if job.calls is not None:
+            tail = job.calls.finish()
+            self._send(job, tail.content, "", tuple(tail.calls))
+        self._send(job, "", "", force=True)
+        if reason == "stop" and job.calls_made:
+            reason = "tool_calls"
         usage = Usage(prompt_tokens=len(job.prompt), completion_tokens=job.generated, cached_tokens=job.cached)
         job.sink.put(Finished(index=job.index, finish_reason=reason, usage=usage))
 

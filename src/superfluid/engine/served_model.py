@@ -6,15 +6,17 @@ import asyncio
 import ctypes
 import logging
 
+from superfluid.engine.grammar import GrammarState, GrammarTokenizer
 from superfluid.engine.llama_model import LlamaModel
 from superfluid.engine.model_sources import ModelSource
+from superfluid.engine.output_plan import plan_output
 from superfluid.engine.profile import ModelProfile
 from superfluid.engine.sampling import resolve
 from superfluid.engine.scheduler import EventSink, Job, Scheduler
 from superfluid.engine.stream import GenerationStream
 from superfluid.engine.text_output import TextOutput
 from superfluid.engine.types import ChatPrompt, FimPrompt, GenerationRequest, PreparedPrompt, TextPrompt
-from superfluid.errors import ContextLengthExceeded, FimUnsupported, InvalidRequest
+from superfluid.errors import ConstraintUnsatisfiable, ContextLengthExceeded, FimUnsupported, InvalidRequest
 from superfluid.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -27,7 +29,8 @@ class ServedModel:
         self.settings = settings
         self.template = profile.template
         self.sampling_defaults = profile.sampling_defaults
-        self.scheduler = Scheduler(llama, name=profile.id)
+        self.grammar_tokenizer = GrammarTokenizer(llama.vocab, llama.meta.n_vocab, llama.eog_tokens)
+        self.scheduler = Scheduler(llama, name=profile.id, grammar=self.grammar_tokenizer)
 
     @classmethod
     def load(cls, model_id: str, source: ModelSource, settings: Settings) -> ServedModel:
@@ -61,8 +64,10 @@ class ServedModel:
     def prepare(self, request: GenerationRequest) -> PreparedPrompt:
         prompt = request.prompt
         if isinstance(prompt, ChatPrompt):
+            plan = plan_output(prompt.messages, self.template, tools=request.tools, constraint=request.constraint)
             rendered = self.template.render(
-                [m.as_template_dict() for m in prompt.messages],
+                plan.messages,
+                tools=plan.template_tools,
                 add_generation_prompt=prompt.add_generation_prompt,
                 kwargs=prompt.template_kwargs,
             )
@@ -70,13 +75,15 @@ class ServedModel:
             bos = self._bos()
             if bos is not None and (not tokens or tokens[0] != bos):
                 tokens.insert(0, bos)
-            prepared = PreparedPrompt(tuple(tokens), starts_in_reasoning=rendered.starts_in_reasoning)
-        elif isinstance(prompt, FimPrompt):
-            prepared = PreparedPrompt(tuple(self._fim_tokens(prompt)))
+            prepared = PreparedPrompt(tuple(tokens), starts_in_reasoning=rendered.starts_in_reasoning, plan=plan)
         else:
-            assert isinstance(prompt, TextPrompt)
-            prepared = PreparedPrompt(tuple(self.llama.tokenize(prompt.text, add_special=True,
-                                                                parse_special=False)))
+            plan = plan_output((), self.template, tools=None, constraint=request.constraint)
+            if isinstance(prompt, FimPrompt):
+                tokens = self._fim_tokens(prompt)
+            else:
+                assert isinstance(prompt, TextPrompt)
+                tokens = self.llama.tokenize(prompt.text, add_special=True, parse_special=False)
+            prepared = PreparedPrompt(tuple(tokens), plan=plan)
         if not prepared.tokens:
             raise InvalidRequest("the prompt is empty", param="prompt")
         if len(prepared.tokens) >= self.n_ctx:
@@ -103,6 +110,12 @@ class ServedModel:
         bos = self._bos()
         return ([bos] if bos is not None else []) + body
 
+    def _grammar_state(self, grammar: str) -> GrammarState:
+        state = self.grammar_tokenizer.state(grammar)
+        if state.error:
+            raise ConstraintUnsatisfiable(state.error)
+        return state
+
     def max_new_tokens(self, request: GenerationRequest, prompt_len: int) -> int:
         room = self.n_ctx - prompt_len
         wanted = request.max_tokens or self.settings.max_tokens or room
@@ -115,6 +128,7 @@ class ServedModel:
         sink = EventSink(asyncio.get_running_loop())
         thinking = isinstance(request.prompt, ChatPrompt) and self.template.thinks
         banned = self.llama.eog_tokens if request.sampling.ignore_eos else ()
+        plan = prepared.plan
         jobs = [
             Job(
                 index=i,
@@ -124,6 +138,10 @@ class ServedModel:
                 output=TextOutput(request.stop, thinking=thinking, in_reasoning=prepared.starts_in_reasoning),
                 sink=sink,
                 ignore_eos=request.sampling.ignore_eos,
+                grammar=self._grammar_state(plan.grammar) if plan and plan.grammar else None,
+                lazy_grammar=plan.lazy if plan else None,
+                calls=plan.call_reader() if plan else None,
+                logprobs=request.logprobs,
             )
             for i in range(request.n)
         ]

@@ -86,6 +86,12 @@ class GenerationStream:
             if isinstance(event, TextDelta):
                 choice.content += event.content
                 choice.reasoning += event.reasoning
+                choice.logprobs.extend(event.logprobs)
+                for call in event.tool_calls:
+                    if call.name is not None:
+                        choice.tool_calls.append({"id": call.id, "name": call.name, "arguments": ""})
+                    if choice.tool_calls:
+                        choice.tool_calls[-1]["arguments"] += call.arguments
             else:
                 choice.finish_reason = event.finish_reason
                 choice.usage = event.usage

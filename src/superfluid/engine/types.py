@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from superfluid.engine.grammar import Constraint
+    from superfluid.engine.output_plan import OutputPlan
+    from superfluid.engine.tool_calls import ToolCallDelta, ToolPolicy
 
 FinishReason = Literal["stop", "length", "tool_calls", "cancelled", "error"]
 
@@ -69,6 +74,11 @@ class GenerationRequest:
     stop: tuple[str, ...] = ()
     n: int = 1
     qos: str = "interactive"
+    constraint: Constraint | None = None
+    """The reply must match this grammar (response_format, Ollama's format)."""
+    tools: ToolPolicy | None = None
+    logprobs: int | None = None
+    """None: off; k >= 0: the chosen token's log probability plus the k most likely alternatives."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +87,7 @@ class PreparedPrompt:
 
     tokens: tuple[int, ...]
     starts_in_reasoning: bool = False
+    plan: OutputPlan | None = None
 
 
 @dataclass(frozen=True)
@@ -100,13 +111,31 @@ class Admitted:
 
 
 @dataclass(frozen=True)
+class TopLogprob:
+    token: str
+    bytes: tuple[int, ...]
+    logprob: float
+
+
+@dataclass(frozen=True)
+class TokenLogprob:
+    token: str
+    bytes: tuple[int, ...]
+    logprob: float
+    top: tuple[TopLogprob, ...] = ()
+
+
+@dataclass(frozen=True)
 class TextDelta:
-    """Newly decoded text for one choice; ``reasoning`` is text inside the model's thinking block."""
+    """Newly decoded output for one choice: content, reasoning (inside the thinking block), tool-call pieces,
+    and the log probabilities of the tokens behind them."""
 
     index: int
     content: str = ""
     reasoning: str = ""
     completion_tokens: int = 0
+    tool_calls: tuple[ToolCallDelta, ...] = ()
+    logprobs: tuple[TokenLogprob, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -134,6 +163,9 @@ class ChoiceResult:
     reasoning: str = ""
     finish_reason: FinishReason = "stop"
     usage: Usage | None = None
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    """Whole calls: {"id", "name", "arguments"} with arguments as JSON text."""
+    logprobs: list[TokenLogprob] = field(default_factory=list)
 
 
 @dataclass

@@ -7,10 +7,13 @@ from typing import Any
 
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
+from superfluid.engine.grammar import ANY_JSON_OBJECT, Constraint
 from superfluid.engine.stream import GenerationStream
-from superfluid.engine.types import ChatMessage, ChatPrompt, GenerationRequest, TextDelta
-from superfluid.errors import SuperfluidError, UnsupportedInput
+from superfluid.engine.tool_calls import closed_objects, policy_from_openai
+from superfluid.engine.types import ChatMessage, ChatPrompt, ChoiceResult, GenerationRequest, TextDelta
+from superfluid.errors import InvalidRequest, SuperfluidError, UnsupportedInput
 from superfluid.handlers import openai_params as params
+from superfluid.handlers import openai_shapes as shapes
 from superfluid.handlers.context import collect, now, services
 from superfluid.http.streams import Frame, sse
 
@@ -53,26 +56,43 @@ def template_kwargs(body: dict[str, Any]) -> dict[str, Any]:
     return kwargs
 
 
-def _refuse_unserved(body: dict[str, Any]) -> None:
-    if body.get("tools") and body.get("tool_choice") != "none":
-        params.refuse_unless_off(body, "tools", ((),), "tool calling is not served yet")
-    fmt = body.get("response_format")
-    if fmt is not None and fmt.get("type") != "text":
-        params.refuse_unless_off(body, "response_format", (), "structured outputs are not served yet")
-    params.refuse_unless_off(body, "logprobs", (False,), "log probabilities are not served yet")
+def response_constraint(raw: dict[str, Any] | None) -> Constraint | None:
+    """OpenAI response_format -> a grammar constraint (None for text)."""
+    if not raw or raw.get("type") == "text":
+        return None
+    if raw.get("type") == "json_object":
+        return Constraint.for_schema(ANY_JSON_OBJECT)
+    spec = raw.get("json_schema")
+    if not isinstance(spec, dict) or not isinstance(spec.get("schema", {}), dict):
+        raise InvalidRequest("response_format json_schema needs {\"name\", \"schema\": {...}}",
+                             param="response_format.json_schema")
+    schema = spec.get("schema") or ANY_JSON_OBJECT
+    if spec.get("strict"):
+        schema = closed_objects(schema, deep=True)
+    return Constraint.for_schema(schema, param="response_format.json_schema")
 
 
-def _message(content: str, reasoning: str) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
-    if reasoning:
-        message["reasoning_content"] = reasoning
+def logprobs_request(body: dict[str, Any]) -> int | None:
+    if not body.get("logprobs"):
+        if body.get("top_logprobs"):
+            raise InvalidRequest("top_logprobs needs logprobs: true", param="top_logprobs")
+        return None
+    return int(body.get("top_logprobs") or 0)
+
+
+def _message(choice: ChoiceResult) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": choice.content, "refusal": None}
+    if choice.reasoning:
+        message["reasoning_content"] = choice.reasoning
+    if choice.tool_calls:
+        message["tool_calls"] = shapes.tool_calls_message(choice.tool_calls)
+        message["content"] = choice.content or None
     return message
 
 
 async def create_chat_completion(body: dict[str, Any]) -> Response:
     svc = services()
     model = await svc.models.get(body["model"])
-    _refuse_unserved(body)
     stream = bool(body.get("stream"))
     request = GenerationRequest(
         model=model.id,
@@ -82,6 +102,9 @@ async def create_chat_completion(body: dict[str, Any]) -> Response:
         max_tokens=body.get("max_completion_tokens") or body.get("max_tokens"),
         stop=params.stop_strings(body.get("stop")),
         n=1 if stream else int(body.get("n") or 1),
+        constraint=response_constraint(body.get("response_format")),
+        tools=policy_from_openai(body.get("tools"), body.get("tool_choice"), body.get("parallel_tool_calls")),
+        logprobs=logprobs_request(body),
     )
     generation = model.generate(request)
     completion_id = svc.next_id("chatcmpl")
@@ -94,7 +117,8 @@ async def create_chat_completion(body: dict[str, Any]) -> Response:
             "created": created,
             "model": model.id,
             "choices": [
-                {"index": c.index, "message": _message(c.content, c.reasoning), "logprobs": None,
+                {"index": c.index, "message": _message(c),
+                 "logprobs": shapes.chat_logprobs(c.logprobs) if request.logprobs is not None else None,
                  "finish_reason": c.finish_reason}
                 for c in result.choices
             ],
@@ -108,7 +132,8 @@ async def create_chat_completion(body: dict[str, Any]) -> Response:
         generation.cancel()
         raise
     options = body.get("stream_options") or {}
-    frames = _chunks(generation, completion_id, created, model.id, bool(options.get("continuous_usage_stats")))
+    frames = _chunks(generation, completion_id, created, model.id, bool(options.get("continuous_usage_stats")),
+                     request.logprobs is not None)
     return StreamingResponse(
         sse(frames, keepalive_s=svc.settings.keepalive_s, error_frame=SuperfluidError.openai_body),
         media_type="text/event-stream",
@@ -117,7 +142,7 @@ async def create_chat_completion(body: dict[str, Any]) -> Response:
 
 
 async def _chunks(generation: GenerationStream, completion_id: str, created: int, model_id: str,
-                  continuous_usage: bool) -> AsyncIterator[Frame]:
+                  continuous_usage: bool, logprobs: bool) -> AsyncIterator[Frame]:
     def chunk(delta: dict[str, Any], finish: str | None = None) -> Frame:
         return {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": model_id,
                 "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
@@ -130,7 +155,11 @@ async def _chunks(generation: GenerationStream, completion_id: str, created: int
                 delta["reasoning_content"] = event.reasoning
             if event.content:
                 delta["content"] = event.content
+            if event.tool_calls:
+                delta["tool_calls"] = shapes.tool_call_deltas(event.tool_calls)
             frame = chunk(delta)
+            if logprobs:
+                frame["choices"][0]["logprobs"] = shapes.chat_logprobs(event.logprobs)
             if continuous_usage:
                 frame["usage"] = params.usage_body(generation.prompt_tokens, event.completion_tokens,
                                                    generation.cached_tokens or 0)

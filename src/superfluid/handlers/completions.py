@@ -11,6 +11,7 @@ from superfluid.engine.stream import GenerationStream
 from superfluid.engine.types import FimPrompt, GenerationRequest, TextDelta, TextPrompt
 from superfluid.errors import SuperfluidError, UnsupportedParameter
 from superfluid.handlers import openai_params as params
+from superfluid.handlers import openai_shapes as shapes
 from superfluid.handlers.context import collect, now, services
 from superfluid.http.streams import Frame, sse
 
@@ -31,7 +32,6 @@ async def create_completion(body: dict[str, Any]) -> Response:
     svc = services()
     model = await svc.models.get(body["model"])
     prompt = _prompt(body)
-    params.refuse_unless_off(body, "logprobs", (0,), "log probabilities are not served yet")
     stream = bool(body.get("stream"))
     echo = bool(body.get("echo")) and isinstance(prompt, TextPrompt)
     request = GenerationRequest(
@@ -39,6 +39,7 @@ async def create_completion(body: dict[str, Any]) -> Response:
         prompt=prompt,
         sampling=params.sampling(body, n_vocab=model.llama.meta.n_vocab, read_bias=False),
         max_tokens=body.get("max_tokens") or svc.settings.max_tokens or DEFAULT_MAX_TOKENS,
+        logprobs=body.get("logprobs"),
     )
     generation = model.generate(request)
     completion_id = svc.next_id("cmpl")
@@ -53,7 +54,9 @@ async def create_completion(body: dict[str, Any]) -> Response:
                 "object": "text_completion",
                 "created": created,
                 "model": model.id,
-                "choices": [{"index": 0, "text": prefix + choice.content, "logprobs": None,
+                "choices": [{"index": 0, "text": prefix + choice.content,
+                             "logprobs": (shapes.completion_logprobs(choice.logprobs, len(prefix))
+                                          if request.logprobs is not None else None),
                              "finish_reason": choice.finish_reason}],
                 "usage": params.usage_body(result.prompt_tokens, result.completion_tokens, result.cached_tokens),
                 "superfluid": {"cached": result.cached_tokens, "expired": False, "served_by": model.id},
@@ -66,7 +69,8 @@ async def create_completion(body: dict[str, Any]) -> Response:
         generation.cancel()
         raise
     return StreamingResponse(
-        sse(_chunks(generation, completion_id, created, model.id, prefix), keepalive_s=svc.settings.keepalive_s,
+        sse(_chunks(generation, completion_id, created, model.id, prefix, request.logprobs is not None),
+            keepalive_s=svc.settings.keepalive_s,
             error_frame=SuperfluidError.openai_body),
         media_type="text/event-stream",
         headers={"cache-control": "no-cache", "x-superfluid-warm": str(warm)},
@@ -74,17 +78,22 @@ async def create_completion(body: dict[str, Any]) -> Response:
 
 
 async def _chunks(generation: GenerationStream, completion_id: str, created: int, model_id: str,
-                  prefix: str) -> AsyncIterator[Frame]:
+                  prefix: str, logprobs: bool) -> AsyncIterator[Frame]:
     def chunk(text: str, finish: str | None = None) -> Frame:
         return {"id": completion_id, "object": "text_completion", "created": created, "model": model_id,
                 "choices": [{"index": 0, "text": text, "logprobs": None, "finish_reason": finish}]}
 
     if prefix:
         yield chunk(prefix)
+    offset = len(prefix)
     async for event in generation.events():
         if isinstance(event, TextDelta):
-            if event.content:
-                yield chunk(event.content)
+            if event.content or (logprobs and event.logprobs):
+                frame = chunk(event.content)
+                if logprobs:
+                    frame["choices"][0]["logprobs"] = shapes.completion_logprobs(event.logprobs, offset)
+                offset += len(event.content)
+                yield frame
             continue
         usage = event.usage
         final = chunk("", event.finish_reason)
