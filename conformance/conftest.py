@@ -13,7 +13,7 @@ from conformance.server import DEFAULT_MODEL, SECOND_MODEL, RunningServer, start
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     log_path = tmp_path_factory.mktemp("server") / "serve.log"
-    running = start_server([DEFAULT_MODEL, SECOND_MODEL, "--parallel", "4"], log_path)
+    running = start_server([DEFAULT_MODEL, SECOND_MODEL, "--parallel", "4", "--http-allow-batch-invariant"], log_path)
     yield running
     stop_server(running)
 

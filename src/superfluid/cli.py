@@ -40,6 +40,14 @@ def _parser() -> argparse.ArgumentParser:
                        help="also load this known model at start-up (repeatable)")
     serve.add_argument("--hf-cache", type=Path, default=None, help="Hugging Face hub cache directory")
     serve.add_argument("--keepalive", type=float, default=15.0, help="seconds between SSE keep-alive lines")
+    serve.add_argument("--queue-size", type=int, default=256,
+                       help="most requests waiting for a lane per model; more get 429 concurrency_limit_exceeded")
+    serve.add_argument("--completion-deadline-ms", type=int, default=None,
+                       help="cut completion-class (FIM) replies still running after this many ms (expired)")
+    serve.add_argument("--completion-burst", type=int, default=20, help="FIM token bucket size per client")
+    serve.add_argument("--completion-rate", type=float, default=10.0, help="FIM token bucket refill per second")
+    serve.add_argument("--http-allow-batch-invariant", action="store_true",
+                       help="honour x-superfluid-batch-invariant (a lane that ticks alone)")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     return parser
 
@@ -62,6 +70,11 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         hf_cache=args.hf_cache,
         preload=tuple(args.preload),
         log_level=args.log_level,
+        queue_size=args.queue_size,
+        completion_deadline_ms=args.completion_deadline_ms,
+        completion_burst=args.completion_burst,
+        completion_rate=args.completion_rate,
+        allow_batch_invariant=args.http_allow_batch_invariant,
     )
 
 

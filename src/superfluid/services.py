@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass, field
 
 from superfluid.engine.registry import ModelRegistry
+from superfluid.http.rate_limit import TokenBuckets
 from superfluid.settings import Settings
 
 
@@ -13,12 +14,14 @@ from superfluid.settings import Settings
 class Services:
     settings: Settings
     models: ModelRegistry
+    fim_buckets: TokenBuckets
     started_at: float = field(default_factory=time.time)
     _counter: int = 0
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Services:
-        return cls(settings=settings, models=ModelRegistry(settings))
+        return cls(settings=settings, models=ModelRegistry(settings),
+                   fim_buckets=TokenBuckets(settings.completion_burst, settings.completion_rate))
 
     def next_id(self, prefix: str) -> str:
         self._counter += 1

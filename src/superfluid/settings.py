@@ -40,3 +40,12 @@ class Settings:
     preload: tuple[str, ...] = field(default_factory=tuple)
     """Model ids loaded at start-up besides the first."""
     log_level: str = "info"
+    queue_size: int = 256
+    """Most requests waiting for a lane, per model; beyond it a request is a 429."""
+    completion_deadline_ms: int | None = None
+    """Completion-class (FIM) replies still running after this long are cut short (expired)."""
+    completion_burst: int = 20
+    completion_rate: float = 10.0
+    """Per-client token bucket for fill-in-the-middle requests: burst size and refill per second."""
+    allow_batch_invariant: bool = False
+    """Honour x-superfluid-batch-invariant (--http-allow-batch-invariant)."""

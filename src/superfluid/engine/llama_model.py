@@ -151,29 +151,36 @@ class LlamaModel:
         self.model = model
         self.vocab = llama_cpp.llama_model_get_vocab(model)
         self.meta = _read_metadata(model, path)
-        window = context_window(n_ctx, self.meta.n_ctx_train)
-        threads = n_threads if n_threads > 0 else max(1, len(os.sched_getaffinity(0)))
-        cparams = llama_cpp.llama_context_default_params()
-        cparams.n_ctx = window
-        cparams.n_batch = max(n_batch, 1)
-        cparams.n_ubatch = max(n_batch, 1)
-        cparams.n_seq_max = max(n_seq_max, 1)
-        cparams.n_threads = threads
-        cparams.n_threads_batch = threads
-        cparams.kv_unified = True
-        cparams.no_perf = True
-        ctx = llama_cpp.llama_init_from_model(model, cparams)
-        if not ctx:
+        self.window = context_window(n_ctx, self.meta.n_ctx_train)
+        self.n_threads = n_threads if n_threads > 0 else max(1, len(os.sched_getaffinity(0)))
+        self.n_batch = max(n_batch, 1)
+        self.n_seq_max = max(n_seq_max, 1)
+        self._contexts: list[llama_cpp.llama_context_p] = []
+        try:
+            self.ctx, self.memory = self.open_context(self.n_seq_max)
+        except EngineFailure:
             llama_cpp.llama_model_free(model)
-            raise EngineFailure(f"llama.cpp could not create a context for {path}")
-        self.ctx = ctx
-        self.memory = llama_cpp.llama_get_memory(ctx)
-        self.n_ctx = llama_cpp.llama_n_ctx(ctx)
-        self.n_seq_max = cparams.n_seq_max
-        self.n_batch = cparams.n_batch
-        self.n_threads = threads
+            raise
+        self.n_ctx = llama_cpp.llama_n_ctx(self.ctx)
         self.bos_token = int(llama_cpp.llama_vocab_bos(self.vocab))
         self.eog_tokens = tuple(t for t in range(self.meta.n_vocab) if llama_cpp.llama_vocab_is_eog(self.vocab, t))
+
+    def open_context(self, n_seq_max: int) -> tuple[llama_cpp.llama_context_p, llama_cpp.llama_memory_t]:
+        """A llama.cpp context over this model's weights (one unified KV cache of the served window)."""
+        cparams = llama_cpp.llama_context_default_params()
+        cparams.n_ctx = self.window
+        cparams.n_batch = self.n_batch
+        cparams.n_ubatch = self.n_batch
+        cparams.n_seq_max = n_seq_max
+        cparams.n_threads = self.n_threads
+        cparams.n_threads_batch = self.n_threads
+        cparams.kv_unified = True
+        cparams.no_perf = True
+        ctx = llama_cpp.llama_init_from_model(self.model, cparams)
+        if not ctx:
+            raise EngineFailure(f"llama.cpp could not create a context for {self.path}")
+        self._contexts.append(ctx)
+        return ctx, llama_cpp.llama_get_memory(ctx)
 
     def token_text(self, token: int) -> str:
         return _token_text(self.vocab, token)
@@ -201,9 +208,9 @@ class LlamaModel:
         return bool(llama_cpp.llama_vocab_is_eog(self.vocab, token))
 
     def close(self) -> None:
-        if getattr(self, "ctx", None):
-            llama_cpp.llama_free(self.ctx)
-            self.ctx = None
+        for ctx in getattr(self, "_contexts", []):
+            llama_cpp.llama_free(ctx)
+        self._contexts = []
         if getattr(self, "model", None):
             llama_cpp.llama_model_free(self.model)
             self.model = None  # type: ignore[assignment]

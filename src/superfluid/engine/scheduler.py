@@ -8,7 +8,6 @@ that repeats its prefix is assigned that lane and only prefills the rest.
 
 from __future__ import annotations
 
-import asyncio
 import ctypes
 import logging
 import queue
@@ -16,91 +15,25 @@ import threading
 import time
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from typing import Any
 
 import llama_cpp
 import numpy as np
 import numpy.typing as npt
 
-from superfluid.engine.grammar import GrammarState, GrammarTokenizer
+from superfluid.engine.admission import WaitingRoom, place, place_solo
+from superfluid.engine.grammar import GrammarTokenizer
+from superfluid.engine.job import Job, Lane
 from superfluid.engine.llama_model import LlamaModel
 from superfluid.engine.logprobs import token_logprobs
-from superfluid.engine.sampling import EffectiveSampling, SamplerChain
-from superfluid.engine.text_output import Piece, TextOutput
-from superfluid.engine.tool_calls import CallReader, ToolCallDelta
-from superfluid.engine.types import (
-    Admitted,
-    EngineEvent,
-    Failed,
-    Finished,
-    FinishReason,
-    TextDelta,
-    TokenLogprob,
-    Usage,
-)
+from superfluid.engine.sampling import SamplerChain
+from superfluid.engine.text_output import Piece
+from superfluid.engine.tool_calls import ToolCallDelta
+from superfluid.engine.types import Admitted, Failed, Finished, FinishReason, TextDelta, Usage
 
 log = logging.getLogger(__name__)
 
-
-class EventSink:
-    """Hands events from the engine thread to one request's asyncio queue."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
-        self.queue: asyncio.Queue[EngineEvent] = asyncio.Queue()
-
-    def put(self, event: EngineEvent) -> bool:
-        try:
-            self.loop.call_soon_threadsafe(self.queue.put_nowait, event)
-        except RuntimeError:  # the loop is gone: nobody is listening
-            return False
-        return True
-
-
-@dataclass(eq=False)
-class Job:
-    """One choice of one request, from admission to its Finished event."""
-
-    index: int
-    prompt: tuple[int, ...]
-    max_new_tokens: int
-    sampling: EffectiveSampling
-    output: TextOutput
-    sink: EventSink
-    ignore_eos: bool = False
-    cancelled: bool = False
-    grammar: GrammarState | None = None
-    lazy_grammar: tuple[str, str] | None = None
-    """(trigger text, grammar): the grammar engages once the reply contains the trigger."""
-    calls: CallReader | None = None
-    logprobs: int | None = None
-    # engine-thread state
-    raw_text: str = ""
-    calls_made: int = 0
-    pending_logprobs: list[TokenLogprob] = field(default_factory=list)
-    pending: list[int] = field(default_factory=list)
-    cached: int = 0
-    generated: int = 0
-    next_token: int | None = None
-    sampler: SamplerChain | None = None
-    lane: Lane | None = None
-
-
-@dataclass(eq=False)
-class Lane:
-    seq: int
-    tokens: list[int] = field(default_factory=list)
-    """Tokens whose keys and values are in the KV cache for this sequence, in order."""
-    job: Job | None = None
-    last_used: float = 0.0
-
-
-def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i
+RATE_WINDOW_S = 10.0
 
 
 _STOP = object()
@@ -112,9 +45,16 @@ class Scheduler:
     def __init__(self, model: LlamaModel, *, name: str, grammar: GrammarTokenizer | None = None) -> None:
         self.model = model
         self.grammar_tokenizer = grammar
-        self.lanes = [Lane(seq=i) for i in range(model.n_seq_max)]
+        self.lanes = [Lane(seq=i, ctx=model.ctx, memory=model.memory) for i in range(model.n_seq_max)]
+        self._solo: Lane | None = None
+        """The batch-invariant lane: its own context, opened on first use."""
         self._inbox: queue.SimpleQueue[object] = queue.SimpleQueue()
-        self._waiting: deque[Job] = deque()
+        self._waiting = WaitingRoom()
+        self._queued = 0
+        self._queued_lock = threading.Lock()
+        self._solo_turn = False
+        self._ticks: deque[tuple[float, int, int, float]] = deque(maxlen=4096)
+        self._last_plan: dict[str, Any] = {}
         self._batch = llama_cpp.llama_batch_init(model.n_batch, 0, 1)
         self._piece_buf = ctypes.create_string_buffer(256)
         self.decoded_tokens = 0
@@ -123,9 +63,23 @@ class Scheduler:
         self._thread.start()
 
     # ---- any thread -------------------------------------------------------------------------------
-    def submit(self, jobs: Sequence[Job]) -> None:
+    def submit(self, jobs: Sequence[Job], *, queue_limit: int | None = None) -> bool:
+        """Queue jobs; False (and nothing queued) when ``queue_limit`` jobs are already waiting."""
+        with self._queued_lock:
+            if queue_limit is not None and self._queued + len(jobs) > queue_limit:
+                return False
+            self._queued += len(jobs)
         for job in jobs:
             self._inbox.put(job)
+        return True
+
+    @property
+    def queued(self) -> int:
+        return self._queued
+
+    def _dequeued(self, n: int = 1) -> None:
+        with self._queued_lock:
+            self._queued -= n
 
     def cancel(self, job: Job) -> None:
         job.cancelled = True
@@ -142,14 +96,45 @@ class Scheduler:
         return {
             "lanes": len(self.lanes),
             "busy": busy,
-            "waiting": len(self._waiting),
+            "waiting": self._queued,
             "cached_tokens": sum(len(lane.tokens) for lane in self.lanes),
+        }
+
+    def slot_view(self) -> dict[str, Any]:
+        """Lanes, KV pool, the last tick's plan and recent rates (read from another thread: a snapshot)."""
+        lanes = []
+        for lane in list(self._all_lanes()):
+            job = lane.job
+            lanes.append({
+                "seq": lane.seq,
+                "context": "invariant" if lane is self._solo else "shared",
+                "state": "idle" if job is None else ("prefill" if job.pending else "decode"),
+                "cached_tokens": len(lane.tokens),
+                "qos": job.qos if job else None,
+                "generated": job.generated if job else 0,
+                "batch_invariant": bool(job and job.batch_invariant),
+            })
+        window = [t for t in list(self._ticks) if t[0] >= time.monotonic() - RATE_WINDOW_S]
+        busy_s = sum(t[3] for t in window)
+        return {
+            "lanes": lanes,
+            "kv_pool": {"size_tokens": int(self.model.n_ctx), "unified": True,
+                        "lane_tokens": sum(entry["cached_tokens"] for entry in lanes)},
+            "waiting": self._queued,
+            "tick_plan": dict(self._last_plan),
+            "rates": {
+                "window_s": RATE_WINDOW_S,
+                "decode_tokens_per_s": round(sum(t[1] for t in window) / busy_s, 1) if busy_s else 0.0,
+                "prefill_tokens_per_s": round(sum(t[2] for t in window) / busy_s, 1) if busy_s else 0.0,
+                "busy_fraction": round(busy_s / RATE_WINDOW_S, 3),
+            },
+            "totals": {"decoded_tokens": self.decoded_tokens, "prefilled_tokens": self.prefilled_tokens},
         }
 
     # ---- engine thread ----------------------------------------------------------------------------
     def _run(self) -> None:
         while True:
-            idle = not self._waiting and all(lane.job is None for lane in self.lanes)
+            idle = not len(self._waiting) and all(lane.job is None for lane in self._all_lanes())
             try:
                 item = self._inbox.get(block=idle)
             except queue.Empty:
@@ -159,7 +144,7 @@ class Scheduler:
                     self._fail_all("the server is shutting down")
                     return
                 if isinstance(item, Job):
-                    self._waiting.append(item)
+                    self._waiting.add(item)
                 try:
                     item = self._inbox.get_nowait()
                 except queue.Empty:
@@ -167,7 +152,7 @@ class Scheduler:
             try:
                 self._drop_cancelled()
                 self._admit()
-                if any(lane.job is not None for lane in self.lanes):
+                if any(lane.job is not None for lane in self._all_lanes()):
                     self._tick()
             except Exception:
                 log.exception("engine tick failed")
@@ -175,39 +160,62 @@ class Scheduler:
                 self._reset_cache()
 
     def _drop_cancelled(self) -> None:
-        for job in [j for j in self._waiting if j.cancelled]:
-            self._waiting.remove(job)
-        for lane in self.lanes:
+        for gone in self._waiting.drop_cancelled():
+            gone.finished = True
+            self._dequeued()
+        now = time.monotonic()
+        for lane in self._all_lanes():
+            running = lane.job
+            if running is not None and running.deadline is not None and now > running.deadline:
+                running.expired = True
+                self._finish(running, "length")
+        for lane in self._all_lanes():
             if lane.job is not None and lane.job.cancelled:
                 self._finish(lane.job, "cancelled")
 
+    def _all_lanes(self) -> list[Lane]:
+        return self.lanes if self._solo is None else [*self.lanes, self._solo]
+
+    def _solo_lane(self) -> Lane:
+        if self._solo is None:
+            ctx, memory = self.model.open_context(1)
+            self._solo = Lane(seq=0, ctx=ctx, memory=memory)
+        return self._solo
+
     def _admit(self) -> None:
-        while self._waiting:
-            free = [lane for lane in self.lanes if lane.job is None]
-            if not free:
+        while True:
+            free = sum(1 for lane in self.lanes if lane.job is None)
+            solo_free = self._solo is None or self._solo.job is None
+            job = self._waiting.pop_admissible(free, len(self.lanes) - free, solo_free)
+            if job is None:
                 return
-            job = self._waiting.popleft()
-            lane = max(free, key=lambda ln: (common_prefix(ln.tokens, job.prompt), -ln.last_used))
-            keep = min(common_prefix(lane.tokens, job.prompt), len(job.prompt) - 1)
-            if keep < len(lane.tokens):
-                llama_cpp.llama_memory_seq_rm(self.model.memory, lane.seq, keep, -1)
-                del lane.tokens[keep:]
-            job.cached = keep
-            job.pending = list(job.prompt[keep:])
+            self._dequeued()
+            if job.batch_invariant:
+                place_solo(job, self._solo_lane())
+            else:
+                place(job, self.lanes)
             job.sampler = SamplerChain(job.sampling, self.model.meta.n_vocab)
-            job.lane = lane
-            lane.job = job
-            job.sink.put(Admitted(index=job.index, prompt_tokens=len(job.prompt), cached_tokens=keep))
+            job.sink.put(Admitted(index=job.index, prompt_tokens=len(job.prompt), cached_tokens=job.cached))
+
+    def _ticking(self) -> list[Lane]:
+        """The lanes of this tick: the batch-invariant lane ticks alone, taking turns with the others."""
+        others = [lane for lane in self.lanes if lane.job is not None]
+        if self._solo is None or self._solo.job is None:
+            return others
+        self._solo_turn = not self._solo_turn or not others
+        return [self._solo] if self._solo_turn else others
 
     def _tick(self) -> None:
         batch = self._batch
+        lanes = self._ticking()
         entries: list[tuple[Lane, int, bool]] = []  # lane, token, wants logits
-        for lane in self.lanes:
+        for lane in lanes:
             job = lane.job
             if job is not None and not job.pending and job.next_token is not None:
                 entries.append((lane, job.next_token, True))
         budget = self.model.n_batch - len(entries)
-        for lane in self.lanes:
+        # Prompt chunks share what is left of the batch, most urgent class first.
+        for lane in sorted(lanes, key=lambda ln: (ln.job.rank, ln.job.arrival) if ln.job else (9, 0)):
             job = lane.job
             if job is None or not job.pending or budget <= 0:
                 continue
@@ -225,6 +233,8 @@ class Scheduler:
             batch.seq_id[i][0] = lane.seq
             batch.logits[i] = logits
         batch.n_tokens = len(entries)
+        if not entries:
+            return
         if not self._decode(entries):
             return
         now = time.monotonic()
@@ -236,20 +246,28 @@ class Scheduler:
                 self._sampled(lane.job, i)
 
     def _decode(self, entries: list[tuple[Lane, int, bool]]) -> bool:
-        status = llama_cpp.llama_decode(self.model.ctx, self._batch)
+        started = time.monotonic()
+        ctx = entries[0][0].ctx
+        status = llama_cpp.llama_decode(ctx, self._batch)
         if status == 0:
             n_gen = sum(1 for _, _, logits in entries if logits)
             self.decoded_tokens += n_gen
             self.prefilled_tokens += len(entries) - n_gen
+            elapsed = time.monotonic() - started
+            self._ticks.append((started, n_gen, len(entries) - n_gen, elapsed))
+            self._last_plan = {"decode_tokens": n_gen, "prefill_tokens": len(entries) - n_gen,
+                               "lanes": len({id(lane) for lane, _, _ in entries}),
+                               "batch_size": self.model.n_batch, "ms": round(elapsed * 1000, 2)}
             return True
         if status == 1:  # no room in the KV cache: free idle caches first, then cut the longest job
-            idle = [lane for lane in self.lanes if lane.job is None and lane.tokens]
+            group = [lane for lane in self._all_lanes() if lane.ctx is ctx]
+            idle = [lane for lane in group if lane.job is None and lane.tokens]
             if idle:
                 for lane in idle:
-                    llama_cpp.llama_memory_seq_rm(self.model.memory, lane.seq, -1, -1)
+                    llama_cpp.llama_memory_seq_rm(lane.memory, lane.seq, -1, -1)
                     lane.tokens.clear()
             else:
-                busy = [lane for lane in self.lanes if lane.job is not None]
+                busy = [lane for lane in group if lane.job is not None]
                 victim = max(busy, key=lambda ln: len(ln.tokens))
                 assert victim.job is not None
                 self._finish(victim.job, "length")
@@ -260,7 +278,7 @@ class Scheduler:
     def _rewind(self, entries: list[tuple[Lane, int, bool]]) -> None:
         """Put a batch that did not decode back into its jobs, to be retried next tick."""
         for lane in {id(lane): lane for lane, _, _ in entries}.values():
-            llama_cpp.llama_memory_seq_rm(self.model.memory, lane.seq, len(lane.tokens), -1)
+            llama_cpp.llama_memory_seq_rm(lane.memory, lane.seq, len(lane.tokens), -1)
             job = lane.job
             if job is None:
                 continue
@@ -269,14 +287,14 @@ class Scheduler:
                 continue
             job.pending[:0] = fed
 
-    def _logits(self, batch_index: int) -> npt.NDArray[np.float32]:
-        ptr = llama_cpp.llama_get_logits_ith(self.model.ctx, batch_index)
+    def _logits(self, ctx: Any, batch_index: int) -> npt.NDArray[np.float32]:
+        ptr = llama_cpp.llama_get_logits_ith(ctx, batch_index)
         return np.ctypeslib.as_array(ptr, shape=(self.model.meta.n_vocab,))
 
     def _sampled(self, job: Job, batch_index: int) -> None:
         assert job.sampler is not None and job.lane is not None
         if job.grammar is not None or job.logprobs is not None:
-            logits = self._logits(batch_index)
+            logits = self._logits(job.lane.ctx, batch_index)
             distribution = None
             if job.logprobs is not None:
                 distribution = logits.copy()
@@ -284,7 +302,7 @@ class Scheduler:
                     distribution[token_id] += bias
             if job.grammar is not None:
                 job.grammar.apply(logits)
-        token = job.sampler.sample(self.model.ctx, batch_index)
+        token = job.sampler.sample(job.lane.ctx, batch_index)
         if job.logprobs is not None and distribution is not None:
             job.pending_logprobs.append(token_logprobs(distribution, token, job.logprobs, self._token_bytes))
         if self.model.is_eog(token) and not job.ignore_eos:
@@ -347,6 +365,7 @@ class Scheduler:
                                completion_tokens=job.generated, tool_calls=calls, logprobs=logprobs))
 
     def _finish(self, job: Job, reason: FinishReason) -> None:
+        job.finished = True
         self._release(job)  # the lane is free before the client hears it finished
         if reason == "cancelled":
             return
@@ -358,7 +377,7 @@ class Scheduler:
         if reason == "stop" and job.calls_made:
             reason = "tool_calls"
         usage = Usage(prompt_tokens=len(job.prompt), completion_tokens=job.generated, cached_tokens=job.cached)
-        job.sink.put(Finished(index=job.index, finish_reason=reason, usage=usage))
+        job.sink.put(Finished(index=job.index, finish_reason=reason, usage=usage, expired=job.expired))
 
     def _release(self, job: Job) -> None:
         if job.sampler is not None:
@@ -369,15 +388,17 @@ class Scheduler:
             job.lane = None
 
     def _fail_all(self, message: str) -> None:
-        for job in list(self._waiting):
+        for job in self._waiting.jobs:
+            job.finished = True
             job.sink.put(Failed(index=job.index, message=message))
-        self._waiting.clear()
-        for lane in self.lanes:
+            self._dequeued()
+        self._waiting.jobs.clear()
+        for lane in self._all_lanes():
             if lane.job is not None:
                 lane.job.sink.put(Failed(index=lane.job.index, message=message))
                 self._release(lane.job)
 
     def _reset_cache(self) -> None:
-        llama_cpp.llama_memory_clear(self.model.memory, True)
-        for lane in self.lanes:
+        for lane in self._all_lanes():
+            llama_cpp.llama_memory_clear(lane.memory, True)
             lane.tokens.clear()

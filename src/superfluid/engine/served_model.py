@@ -5,18 +5,26 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import logging
+import time
 
 from superfluid.engine.grammar import GrammarState, GrammarTokenizer
+from superfluid.engine.job import EventSink, Job
 from superfluid.engine.llama_model import LlamaModel
 from superfluid.engine.model_sources import ModelSource
 from superfluid.engine.output_plan import plan_output
 from superfluid.engine.profile import ModelProfile
 from superfluid.engine.sampling import resolve
-from superfluid.engine.scheduler import EventSink, Job, Scheduler
+from superfluid.engine.scheduler import Scheduler
 from superfluid.engine.stream import GenerationStream
 from superfluid.engine.text_output import TextOutput
 from superfluid.engine.types import ChatPrompt, FimPrompt, GenerationRequest, PreparedPrompt, TextPrompt
-from superfluid.errors import ConstraintUnsatisfiable, ContextLengthExceeded, FimUnsupported, InvalidRequest
+from superfluid.errors import (
+    ConstraintUnsatisfiable,
+    ContextLengthExceeded,
+    FimUnsupported,
+    InvalidRequest,
+    RateLimited,
+)
 from superfluid.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -97,10 +105,14 @@ class ServedModel:
     def _bos(self) -> int | None:
         return self.llama.bos_token if self.llama.meta.add_bos else None
 
-    def _fim_tokens(self, prompt: FimPrompt) -> list[int]:
-        fim = self.llama.meta.fim
-        if fim is None:
+    def require_fim(self) -> None:
+        if self.llama.meta.fim is None:
             raise FimUnsupported(f"model '{self.id}' has no fill-in-the-middle tokens", param="suffix")
+
+    def _fim_tokens(self, prompt: FimPrompt) -> list[int]:
+        self.require_fim()
+        fim = self.llama.meta.fim
+        assert fim is not None
         prefix = self.llama.tokenize(prompt.prefix, add_special=False, parse_special=False)
         suffix = self.llama.tokenize(prompt.suffix, add_special=False, parse_special=False)
         if prompt.mode == "spm":
@@ -129,6 +141,9 @@ class ServedModel:
         thinking = isinstance(request.prompt, ChatPrompt) and self.template.thinks
         banned = self.llama.eog_tokens if request.sampling.ignore_eos else ()
         plan = prepared.plan
+        deadline = None
+        if request.qos == "completion" and self.settings.completion_deadline_ms:
+            deadline = time.monotonic() + self.settings.completion_deadline_ms / 1000
         jobs = [
             Job(
                 index=i,
@@ -142,8 +157,16 @@ class ServedModel:
                 lazy_grammar=plan.lazy if plan else None,
                 calls=plan.call_reader() if plan else None,
                 logprobs=request.logprobs,
+                qos=request.qos,
+                deadline=deadline,
+                batch_invariant=request.batch_invariant,
             )
             for i in range(request.n)
         ]
-        self.scheduler.submit(jobs)
+        for sibling in jobs[1:]:
+            sibling.after = jobs[0]  # n > 1: one prefill, copied into the other lanes
+        if not self.scheduler.submit(jobs, queue_limit=self.settings.queue_size):
+            raise RateLimited(
+                f"model '{self.id}' has {self.scheduler.queued} requests waiting (limit {self.settings.queue_size})",
+                retry_after_s=1.0, code="concurrency_limit_exceeded")
         return GenerationStream(jobs, sink, self.scheduler.cancel, len(prepared.tokens))

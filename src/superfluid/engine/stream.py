@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
 
-from superfluid.engine.scheduler import EventSink, Job
+from superfluid.engine.job import EventSink, Job
 from superfluid.engine.types import (
     Admitted,
     ChoiceResult,
@@ -95,6 +95,7 @@ class GenerationStream:
             else:
                 choice.finish_reason = event.finish_reason
                 choice.usage = event.usage
+                choice.expired = event.expired
         ordered = [choices[i] for i in sorted(choices)]
         completion = sum(c.usage.completion_tokens for c in ordered if c.usage)
         cached = self.cached_tokens or 0

@@ -74,6 +74,7 @@ class GenerationRequest:
     stop: tuple[str, ...] = ()
     n: int = 1
     qos: str = "interactive"
+    batch_invariant: bool = False
     constraint: Constraint | None = None
     """The reply must match this grammar (response_format, Ollama's format)."""
     tools: ToolPolicy | None = None
@@ -143,6 +144,8 @@ class Finished:
     index: int
     finish_reason: FinishReason
     usage: Usage
+    expired: bool = False
+    """The completion-class deadline cut the reply short."""
 
 
 @dataclass(frozen=True)
@@ -163,6 +166,7 @@ class ChoiceResult:
     reasoning: str = ""
     finish_reason: FinishReason = "stop"
     usage: Usage | None = None
+    expired: bool = False
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     """Whole calls: {"id", "name", "arguments"} with arguments as JSON text."""
     logprobs: list[TokenLogprob] = field(default_factory=list)

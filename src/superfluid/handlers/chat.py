@@ -14,7 +14,7 @@ from superfluid.engine.types import ChatMessage, ChatPrompt, ChoiceResult, Gener
 from superfluid.errors import InvalidRequest, SuperfluidError, UnsupportedInput
 from superfluid.handlers import openai_params as params
 from superfluid.handlers import openai_shapes as shapes
-from superfluid.handlers.context import collect, now, services
+from superfluid.handlers.context import collect, now, qos_and_invariance, services
 from superfluid.http.streams import Frame, sse
 
 _TEXT_PARTS = frozenset({"text", "input_text"})
@@ -93,6 +93,7 @@ def _message(choice: ChoiceResult) -> dict[str, Any]:
 async def create_chat_completion(body: dict[str, Any]) -> Response:
     svc = services()
     model = await svc.models.get(body["model"])
+    qos, invariant = qos_and_invariance()
     stream = bool(body.get("stream"))
     request = GenerationRequest(
         model=model.id,
@@ -105,6 +106,8 @@ async def create_chat_completion(body: dict[str, Any]) -> Response:
         constraint=response_constraint(body.get("response_format")),
         tools=policy_from_openai(body.get("tools"), body.get("tool_choice"), body.get("parallel_tool_calls")),
         logprobs=logprobs_request(body),
+        qos=qos,
+        batch_invariant=invariant,
     )
     generation = model.generate(request)
     completion_id = svc.next_id("chatcmpl")

@@ -9,10 +9,10 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from superfluid.engine.stream import GenerationStream
 from superfluid.engine.types import FimPrompt, GenerationRequest, TextDelta, TextPrompt
-from superfluid.errors import SuperfluidError, UnsupportedParameter
+from superfluid.errors import RateLimited, SuperfluidError, UnsupportedParameter
 from superfluid.handlers import openai_params as params
 from superfluid.handlers import openai_shapes as shapes
-from superfluid.handlers.context import collect, now, services
+from superfluid.handlers.context import client_identity, collect, now, qos_and_invariance, services
 from superfluid.http.streams import Frame, sse
 
 DEFAULT_MAX_TOKENS = 128
@@ -32,6 +32,15 @@ async def create_completion(body: dict[str, Any]) -> Response:
     svc = services()
     model = await svc.models.get(body["model"])
     prompt = _prompt(body)
+    is_fim = isinstance(prompt, FimPrompt)
+    qos, invariant = qos_and_invariance("completion" if is_fim else "interactive")
+    if is_fim:  # every FIM request spends from the client's bucket, whatever its outcome
+        wait = svc.fim_buckets.take(client_identity())
+        if wait:
+            raise RateLimited("fill-in-the-middle requests are over this client's rate "
+                              f"({svc.settings.completion_rate:g}/s, burst {svc.settings.completion_burst})",
+                              retry_after_s=wait, code="completion_rate_limited")
+        model.require_fim()
     stream = bool(body.get("stream"))
     echo = bool(body.get("echo")) and isinstance(prompt, TextPrompt)
     request = GenerationRequest(
@@ -40,6 +49,8 @@ async def create_completion(body: dict[str, Any]) -> Response:
         sampling=params.sampling(body, n_vocab=model.llama.meta.n_vocab, read_bias=False),
         max_tokens=body.get("max_tokens") or svc.settings.max_tokens or DEFAULT_MAX_TOKENS,
         logprobs=body.get("logprobs"),
+        qos=qos,
+        batch_invariant=invariant,
     )
     generation = model.generate(request)
     completion_id = svc.next_id("cmpl")
@@ -59,7 +70,7 @@ async def create_completion(body: dict[str, Any]) -> Response:
                                           if request.logprobs is not None else None),
                              "finish_reason": choice.finish_reason}],
                 "usage": params.usage_body(result.prompt_tokens, result.completion_tokens, result.cached_tokens),
-                "superfluid": {"cached": result.cached_tokens, "expired": False, "served_by": model.id},
+                "superfluid": {"cached": result.cached_tokens, "expired": choice.expired, "served_by": model.id},
             },
             headers={"x-superfluid-warm": str(result.cached_tokens)},
         )
@@ -98,5 +109,5 @@ async def _chunks(generation: GenerationStream, completion_id: str, created: int
         usage = event.usage
         final = chunk("", event.finish_reason)
         final["usage"] = params.usage_body(usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens)
-        final["superfluid"] = {"cached": usage.cached_tokens, "expired": False, "served_by": model_id}
+        final["superfluid"] = {"cached": usage.cached_tokens, "expired": event.expired, "served_by": model_id}
         yield final

@@ -8,8 +8,10 @@ from typing import cast
 
 from connexion import context
 
+from superfluid.engine.job import QOS_CLASSES
 from superfluid.engine.stream import GenerationStream
 from superfluid.engine.types import GenerationResult
+from superfluid.errors import InvalidRequest
 from superfluid.services import Services
 
 
@@ -20,6 +22,41 @@ def services() -> Services:
 
 def now() -> int:
     return int(time.time())
+
+
+def header(name: str) -> str | None:
+    """A request header (lower-case name), or None."""
+    wanted = name.encode()
+    for key, value in context.scope.get("headers", ()):
+        if key == wanted:
+            return bytes(value).decode("latin-1")
+    return None
+
+
+def client_identity() -> str:
+    """Who a per-client limit counts against: the API key presented, else the client address."""
+    auth = header("authorization")
+    if auth and auth.lower().startswith("bearer "):
+        return "key:" + auth[7:].strip()
+    key = header("x-api-key")
+    if key:
+        return "key:" + key.strip()
+    client = context.scope.get("client")
+    return "ip:" + (client[0] if client else "unknown")
+
+
+def qos_and_invariance(default_qos: str = "interactive") -> tuple[str, bool]:
+    """The x-superfluid-qos class and x-superfluid-batch-invariant flag of this request."""
+    qos = (header("x-superfluid-qos") or default_qos).strip().lower()
+    if qos not in QOS_CLASSES:
+        raise InvalidRequest(f"x-superfluid-qos must be one of {', '.join(QOS_CLASSES)}; got '{qos}'",
+                             param="x-superfluid-qos")
+    raw = (header("x-superfluid-batch-invariant") or "").strip().lower()
+    invariant = raw in ("1", "true", "yes", "on")
+    if invariant and not services().settings.allow_batch_invariant:
+        raise InvalidRequest("x-superfluid-batch-invariant needs the server started with "
+                             "--http-allow-batch-invariant", param="x-superfluid-batch-invariant")
+    return qos, invariant
 
 
 async def _client_gone() -> None:

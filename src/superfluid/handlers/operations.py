@@ -6,6 +6,7 @@ from typing import Any
 
 from superfluid import __version__
 from superfluid.engine.llama_model import BACKEND_VERSION
+from superfluid.errors import RouteRetired
 from superfluid.handlers.context import services
 
 
@@ -46,3 +47,39 @@ async def props(model: str | None = None, autoload: str | None = None) -> dict[s
         "capabilities": profile.capabilities(),
         "build_info": f"superfluid {__version__}, llama-cpp-python {BACKEND_VERSION}",
     }
+
+
+async def slots(model: str | None = None) -> list[dict[str, Any]]:
+    """One aggregate entry in llama-server's slot shape, for the default (or named) loaded model."""
+    svc = services()
+    model_id = svc.models.canonical(model) if model else svc.models.default_id
+    served = await svc.models.get(model_id, autoload=False)
+    view = served.scheduler.slot_view()
+    busy = [lane for lane in view["lanes"] if lane["state"] != "idle"]
+    return [{
+        "id": 0,
+        "id_task": -1,
+        "model": served.id,
+        "n_ctx": served.n_ctx,
+        "speculative": False,
+        "is_processing": bool(busy),
+        "params": {**served.sampling_defaults},
+        **view,
+    }]
+
+
+def _retired() -> RouteRetired:
+    return RouteRetired("slot save and restore are retired: every request is already a durable session "
+                        "served warm from the prefix cache")
+
+
+async def slot_action(id_slot: int, action: str | None = None) -> None:
+    raise _retired()
+
+
+async def slot_save(id_slot: int) -> None:
+    raise _retired()
+
+
+async def slot_restore(id_slot: int) -> None:
+    raise _retired()

@@ -1,0 +1,91 @@
+"""Admission: which waiting job gets a lane next, which lane, and how much of its prompt is already cached.
+
+Order: scheduling class first (interactive and completion, then agent, then background), arrival second.
+Background work does not take the last free lane while other lanes are busy, so an urgent request finds one. A job whose sibling
+(same request, ``n`` > 1) is still prefilling waits, then copies the sibling's prompt cache instead of
+prefilling it again.
+
+Prefix reuse spans lanes: the longest cached prefix of the prompt is looked for in every lane, busy or idle,
+and copied into the job's lane with ``llama_memory_seq_cp`` (in a unified KV cache that shares the cells, no
+copy of data). Idle lanes keep their tokens until a new job needs the lane; the least recently used goes first.
+"""
+
+from __future__ import annotations
+
+import llama_cpp
+
+from superfluid.engine.job import Job, Lane, common_prefix
+
+
+class WaitingRoom:
+    def __init__(self) -> None:
+        self.jobs: list[Job] = []
+
+    def __len__(self) -> int:
+        return len(self.jobs)
+
+    def add(self, job: Job) -> None:
+        self.jobs.append(job)
+
+    def drop_cancelled(self) -> list[Job]:
+        gone = [j for j in self.jobs if j.cancelled]
+        self.jobs = [j for j in self.jobs if not j.cancelled]
+        return gone
+
+    def pop_admissible(self, free_lanes: int, busy_lanes: int, solo_free: bool) -> Job | None:
+        """The most urgent job that may take a lane now, or None."""
+        for job in sorted(self.jobs, key=lambda j: (j.rank, j.arrival)):
+            if job.batch_invariant:
+                if not solo_free:
+                    continue
+                self.jobs.remove(job)
+                return job
+            if not free_lanes:
+                continue
+            if job.after is not None and not job.after.prefilled:
+                continue
+            if job.qos == "background" and free_lanes <= 1 and busy_lanes > 0:
+                continue  # keep the last lane for urgent work while anything else runs
+            self.jobs.remove(job)
+            return job
+        return None
+
+
+def place(job: Job, lanes: list[Lane]) -> None:
+    """Give ``job`` a free lane holding as much of its prompt as any lane has cached; sets job.cached/pending."""
+    free = [lane for lane in lanes if lane.job is None]
+    limit = len(job.prompt) - 1  # the last prompt token is always decoded, for its logits
+    lane = max(free, key=lambda ln: (common_prefix(ln.tokens, job.prompt), -ln.last_used))
+    own = min(common_prefix(lane.tokens, job.prompt), limit)
+    donor = max(lanes, key=lambda ln: common_prefix(ln.tokens, job.prompt))
+    shared = min(common_prefix(donor.tokens, job.prompt), limit)
+    if donor is not lane and shared > own:
+        _truncate(lane, 0)
+        llama_cpp.llama_memory_seq_cp(lane.memory, donor.seq, lane.seq, 0, shared)
+        lane.tokens = list(donor.tokens[:shared])
+        keep = shared
+    else:
+        _truncate(lane, own)
+        keep = own
+    _seat(job, lane, keep)
+
+
+def place_solo(job: Job, lane: Lane) -> None:
+    """Batch-invariant jobs: the lane of their own context, cleared, so nothing about other traffic (cache
+    built by other batches, where its cells lie, how long the KV rows are) can change a single bit."""
+    llama_cpp.llama_memory_clear(lane.memory, True)
+    lane.tokens.clear()
+    _seat(job, lane, 0)
+
+
+def _seat(job: Job, lane: Lane, keep: int) -> None:
+    job.cached = keep
+    job.pending = list(job.prompt[keep:])
+    job.lane = lane
+    lane.job = job
+
+
+def _truncate(lane: Lane, keep: int) -> None:
+    if keep < len(lane.tokens):
+        llama_cpp.llama_memory_seq_rm(lane.memory, lane.seq, keep, -1)
+        del lane.tokens[keep:]

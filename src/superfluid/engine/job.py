@@ -1,0 +1,104 @@
+"""Jobs (one choice of one request) and lanes (one llama.cpp sequence), shared by admission and the tick."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from superfluid.engine.grammar import GrammarState
+from superfluid.engine.sampling import EffectiveSampling, SamplerChain
+from superfluid.engine.text_output import TextOutput
+from superfluid.engine.tool_calls import CallReader
+from superfluid.engine.types import EngineEvent, TokenLogprob
+
+# Scheduling classes (x-superfluid-qos), most urgent first. Lower rank is admitted and prefilled first.
+QOS_RANK = {"interactive": 0, "completion": 0, "agent": 1, "background": 2}
+QOS_CLASSES = tuple(QOS_RANK)
+
+_arrivals = itertools.count()
+
+
+class EventSink:
+    """Hands events from the engine thread to one request's asyncio queue."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.queue: asyncio.Queue[EngineEvent] = asyncio.Queue()
+
+    def put(self, event: EngineEvent) -> bool:
+        try:
+            self.loop.call_soon_threadsafe(self.queue.put_nowait, event)
+        except RuntimeError:  # the loop is gone: nobody is listening
+            return False
+        return True
+
+
+@dataclass(eq=False)
+class Job:
+    """One choice of one request, from admission to its Finished event."""
+
+    index: int
+    prompt: tuple[int, ...]
+    max_new_tokens: int
+    sampling: EffectiveSampling
+    output: TextOutput
+    sink: EventSink
+    ignore_eos: bool = False
+    qos: str = "interactive"
+    deadline: float | None = None
+    """Monotonic time after which the reply is cut short (completion class)."""
+    batch_invariant: bool = False
+    """Decode in ticks of its own, from a cold lane, so results do not depend on other traffic."""
+    after: Job | None = None
+    """A sibling (same request, same prompt) whose prefill this job reuses instead of its own."""
+    cancelled: bool = False
+    arrival: int = field(default_factory=lambda: next(_arrivals))
+    grammar: GrammarState | None = None
+    lazy_grammar: tuple[str, str] | None = None
+    """(trigger text, grammar): the grammar engages once the reply contains the trigger."""
+    calls: CallReader | None = None
+    logprobs: int | None = None
+    # engine-thread state
+    raw_text: str = ""
+    calls_made: int = 0
+    pending_logprobs: list[TokenLogprob] = field(default_factory=list)
+    pending: list[int] = field(default_factory=list)
+    cached: int = 0
+    generated: int = 0
+    next_token: int | None = None
+    sampler: SamplerChain | None = None
+    lane: Lane | None = None
+    finished: bool = False
+    expired: bool = False
+
+    @property
+    def rank(self) -> int:
+        return QOS_RANK.get(self.qos, 0)
+
+    @property
+    def prefilled(self) -> bool:
+        """Its prompt is all in the KV cache (or it is already done)."""
+        return self.finished or (self.lane is not None and not self.pending)
+
+
+@dataclass(eq=False)
+class Lane:
+    seq: int
+    ctx: Any
+    """The llama_context this lane's sequence lives in."""
+    memory: Any
+    tokens: list[int] = field(default_factory=list)
+    """Tokens whose keys and values are in the KV cache for this sequence, in order."""
+    job: Job | None = None
+    last_used: float = 0.0
+
+
+def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
