@@ -18,6 +18,8 @@ class Settings:
     port: int = DEFAULT_PORT
     ctx_size: int = 0
     """Context window in tokens; 0 takes the model's training context."""
+    kv_size: int = 0
+    """Cells in the KV pool shared by all lanes; 0 makes it the context window."""
     threads: int = 0
     """llama.cpp threads; 0 uses every core the process may run on."""
     parallel: int = 4

@@ -1,7 +1,8 @@
 """Admission: which waiting job gets a lane next, which lane, and how much of its prompt is already cached.
 
 Order: scheduling class first (interactive and completion, then agent, then background), arrival second.
-Background work does not take the last free lane while other lanes are busy, so an urgent request finds one. A job whose sibling
+Background work does not take the last free lane while other lanes are busy, so an urgent request finds
+one. A job whose sibling
 (same request, ``n`` > 1) is still prefilling waits, then copies the sibling's prompt cache instead of
 prefilling it again.
 

@@ -145,7 +145,8 @@ _EMBEDDING_ARCHITECTURES = frozenset({"bert", "nomic-bert", "jina-bert-v2", "t5e
 class LlamaModel:
     """Owns one llama_model and one llama_context. Decode calls must come from one thread at a time."""
 
-    def __init__(self, path: Path, *, n_ctx: int, n_seq_max: int, n_batch: int, n_threads: int) -> None:
+    def __init__(self, path: Path, *, n_ctx: int, n_seq_max: int, n_batch: int, n_threads: int,
+                 kv_size: int = 0) -> None:
         self.path = path
         model = _load(path, vocab_only=False)
         self.model = model
@@ -157,18 +158,22 @@ class LlamaModel:
         self.n_seq_max = max(n_seq_max, 1)
         self._contexts: list[llama_cpp.llama_context_p] = []
         try:
-            self.ctx, self.memory = self.open_context(self.n_seq_max)
+            self.ctx, self.memory = self.open_context(self.n_seq_max, max(kv_size, self.window))
         except EngineFailure:
             llama_cpp.llama_model_free(model)
             raise
-        self.n_ctx = llama_cpp.llama_n_ctx(self.ctx)
+        self.n_ctx = self.window
+        """The served window: the most tokens (prompt + reply) one sequence may hold."""
+        self.kv_size = int(llama_cpp.llama_n_ctx(self.ctx))
+        """Cells in the shared KV pool (all lanes together)."""
         self.bos_token = int(llama_cpp.llama_vocab_bos(self.vocab))
         self.eog_tokens = tuple(t for t in range(self.meta.n_vocab) if llama_cpp.llama_vocab_is_eog(self.vocab, t))
 
-    def open_context(self, n_seq_max: int) -> tuple[llama_cpp.llama_context_p, llama_cpp.llama_memory_t]:
-        """A llama.cpp context over this model's weights (one unified KV cache of the served window)."""
+    def open_context(self, n_seq_max: int, kv_size: int = 0) -> tuple[llama_cpp.llama_context_p,
+                                                                      llama_cpp.llama_memory_t]:
+        """A llama.cpp context over this model's weights, with one unified KV pool (the window by default)."""
         cparams = llama_cpp.llama_context_default_params()
-        cparams.n_ctx = self.window
+        cparams.n_ctx = kv_size or self.window
         cparams.n_batch = self.n_batch
         cparams.n_ubatch = self.n_batch
         cparams.n_seq_max = n_seq_max

@@ -118,7 +118,7 @@ class Scheduler:
         busy_s = sum(t[3] for t in window)
         return {
             "lanes": lanes,
-            "kv_pool": {"size_tokens": int(self.model.n_ctx), "unified": True,
+            "kv_pool": {"size_tokens": int(self.model.kv_size), "unified": True,
                         "lane_tokens": sum(entry["cached_tokens"] for entry in lanes)},
             "waiting": self._queued,
             "tick_plan": dict(self._last_plan),

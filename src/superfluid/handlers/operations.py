@@ -31,7 +31,8 @@ async def props(model: str | None = None, autoload: str | None = None) -> dict[s
         "seed": -1,
         "stop": [],
     }
-    kv: dict[str, Any] = {"type_k": "f16", "type_v": "f16", "unified": True, "size_tokens": profile.n_ctx}
+    kv: dict[str, Any] = {"type_k": "f16", "type_v": "f16", "unified": True,
+                          "size_tokens": max(svc.settings.kv_size, profile.n_ctx)}
     if served is not None:
         kv.update(served.scheduler.snapshot())
     return {
