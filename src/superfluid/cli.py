@@ -49,6 +49,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="cut completion-class (FIM) replies still running after this many ms (expired)")
     serve.add_argument("--completion-burst", type=int, default=20, help="FIM token bucket size per client")
     serve.add_argument("--completion-rate", type=float, default=10.0, help="FIM token bucket refill per second")
+    serve.add_argument("--spec-draft", type=int, default=4,
+                       help="prompt-lookup draft tokens per decode while at most 2 lanes decode (0: off)")
     serve.add_argument("--http-allow-batch-invariant", action="store_true",
                        help="honour x-superfluid-batch-invariant (a lane that ticks alone)")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
@@ -79,6 +81,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         completion_burst=args.completion_burst,
         completion_rate=args.completion_rate,
         allow_batch_invariant=args.http_allow_batch_invariant,
+        spec_draft=args.spec_draft,
     )
 
 

@@ -49,5 +49,7 @@ class Settings:
     completion_burst: int = 20
     completion_rate: float = 10.0
     """Per-client token bucket for fill-in-the-middle requests: burst size and refill per second."""
+    spec_draft: int = 4
+    """Most prompt-lookup draft tokens verified per decode while few lanes are busy; 0 turns drafting off."""
     allow_batch_invariant: bool = False
     """Honour x-superfluid-batch-invariant (--http-allow-batch-invariant)."""

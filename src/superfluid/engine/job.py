@@ -10,6 +10,7 @@ from typing import Any
 
 from superfluid.engine.grammar import GrammarState
 from superfluid.engine.sampling import EffectiveSampling, SamplerChain
+from superfluid.engine.speculation import SpecStats
 from superfluid.engine.text_output import TextOutput
 from superfluid.engine.tool_calls import CallReader
 from superfluid.engine.types import EngineEvent, TokenLogprob
@@ -73,6 +74,7 @@ class Job:
     lane: Lane | None = None
     finished: bool = False
     expired: bool = False
+    spec: SpecStats = field(default_factory=SpecStats)
 
     @property
     def rank(self) -> int:

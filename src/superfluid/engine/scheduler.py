@@ -27,6 +27,7 @@ from superfluid.engine.job import Job, Lane
 from superfluid.engine.llama_model import LlamaModel
 from superfluid.engine.logprobs import token_logprobs
 from superfluid.engine.sampling import SamplerChain
+from superfluid.engine.speculation import lookup_draft
 from superfluid.engine.text_output import Piece
 from superfluid.engine.tool_calls import ToolCallDelta
 from superfluid.engine.types import Admitted, Failed, Finished, FinishReason, TextDelta, Usage
@@ -34,6 +35,11 @@ from superfluid.engine.types import Admitted, Failed, Finished, FinishReason, Te
 log = logging.getLogger(__name__)
 
 RATE_WINDOW_S = 10.0
+SPEC_MAX_LANES = 2
+"""Drafting pays while the batch is mostly idle; with more lanes decoding, the batch is already full."""
+
+Entry = tuple[Lane, int, bool, str]
+"""One batch row: lane, token, wants logits, and kind: gen (a lane's next token), draft, or prompt."""
 
 
 _STOP = object()
@@ -42,8 +48,10 @@ _STOP = object()
 class Scheduler:
     """Owns the engine thread for one model. ``submit`` and ``cancel`` are safe from any thread."""
 
-    def __init__(self, model: LlamaModel, *, name: str, grammar: GrammarTokenizer | None = None) -> None:
+    def __init__(self, model: LlamaModel, *, name: str, grammar: GrammarTokenizer | None = None,
+                 spec_draft: int = 0) -> None:
         self.model = model
+        self.spec_draft = spec_draft
         self.grammar_tokenizer = grammar
         self.lanes = [Lane(seq=i, ctx=model.ctx, memory=model.memory) for i in range(model.n_seq_max)]
         self._solo: Lane | None = None
@@ -206,13 +214,17 @@ class Scheduler:
         return [self._solo] if self._solo_turn else others
 
     def _tick(self) -> None:
-        batch = self._batch
         lanes = self._ticking()
-        entries: list[tuple[Lane, int, bool]] = []  # lane, token, wants logits
-        for lane in lanes:
+        entries: list[Entry] = []
+        decoding = [ln for ln in lanes if ln.job is not None and not ln.job.pending and ln.job.next_token is not None]
+        for lane in decoding:
             job = lane.job
-            if job is not None and not job.pending and job.next_token is not None:
-                entries.append((lane, job.next_token, True))
+            assert job is not None and job.next_token is not None
+            entries.append((lane, job.next_token, True, "gen"))
+            if self.spec_draft and len(decoding) <= SPEC_MAX_LANES and not job.batch_invariant:
+                history = [*lane.tokens, job.next_token]
+                draft = lookup_draft(history, min(self.spec_draft, job.max_new_tokens - job.generated - 1))
+                entries.extend((lane, tok, True, "draft") for tok in draft)
         budget = self.model.n_batch - len(entries)
         # Prompt chunks share what is left of the batch, most urgent class first.
         for lane in sorted(lanes, key=lambda ln: (ln.job.rank, ln.job.arrival) if ln.job else (9, 0)):
@@ -223,9 +235,27 @@ class Scheduler:
             del job.pending[: len(chunk)]
             budget -= len(chunk)
             last = len(chunk) - 1
-            entries.extend((lane, tok, i == last and not job.pending) for i, tok in enumerate(chunk))
-        positions = {id(lane): len(lane.tokens) for lane, _, _ in entries}
-        for i, (lane, token, logits) in enumerate(entries):
+            entries.extend((lane, tok, i == last and not job.pending, "prompt") for i, tok in enumerate(chunk))
+        if not entries:
+            return
+        self._fill_batch(entries)
+        if not self._decode(entries):
+            return
+        now = time.monotonic()
+        by_lane: dict[int, list[int]] = {}
+        for i, (lane, token, _, _) in enumerate(entries):
+            lane.tokens.append(token)
+            lane.last_used = now
+            by_lane.setdefault(id(lane), []).append(i)
+        for indexes in by_lane.values():
+            lane = entries[indexes[0]][0]
+            if lane.job is not None:
+                self._after_decode(lane, [(i, entries[i][1], entries[i][3]) for i in indexes if entries[i][2]])
+
+    def _fill_batch(self, entries: list[Entry]) -> None:
+        batch = self._batch
+        positions = {id(lane): len(lane.tokens) for lane, _, _, _ in entries}
+        for i, (lane, token, logits, _) in enumerate(entries):
             batch.token[i] = token
             batch.pos[i] = positions[id(lane)]
             positions[id(lane)] += 1
@@ -233,30 +263,38 @@ class Scheduler:
             batch.seq_id[i][0] = lane.seq
             batch.logits[i] = logits
         batch.n_tokens = len(entries)
-        if not entries:
-            return
-        if not self._decode(entries):
-            return
-        now = time.monotonic()
-        for lane, token, _ in entries:
-            lane.tokens.append(token)
-            lane.last_used = now
-        for i, (lane, _, logits) in enumerate(entries):
-            if logits and lane.job is not None:
-                self._sampled(lane.job, i)
 
-    def _decode(self, entries: list[tuple[Lane, int, bool]]) -> bool:
+    def _after_decode(self, lane: Lane, outputs: list[tuple[int, int, str]]) -> None:
+        """Sample a lane's outputs in order; drafts stand while the sampled token agrees with them."""
+        job = lane.job
+        assert job is not None
+        drafts = [token for _, token, kind in outputs if kind == "draft"]
+        accepted = 0
+        for position, (index, _, _) in enumerate(outputs):
+            token = self._sampled(job, index)
+            if token is None or position >= len(drafts) or token != drafts[position]:
+                break
+            accepted += 1
+        if drafts:
+            job.spec.proposed += len(drafts)
+            job.spec.accepted += accepted
+            keep = len(lane.tokens) - (len(drafts) - accepted)
+            if keep < len(lane.tokens):  # rejected drafts leave the cache
+                llama_cpp.llama_memory_seq_rm(lane.memory, lane.seq, keep, -1)
+                del lane.tokens[keep:]
+
+    def _decode(self, entries: list[Entry]) -> bool:
         started = time.monotonic()
         ctx = entries[0][0].ctx
         status = llama_cpp.llama_decode(ctx, self._batch)
         if status == 0:
-            n_gen = sum(1 for _, _, logits in entries if logits)
+            n_gen = sum(1 for _, _, _, kind in entries if kind != "prompt")
             self.decoded_tokens += n_gen
             self.prefilled_tokens += len(entries) - n_gen
             elapsed = time.monotonic() - started
             self._ticks.append((started, n_gen, len(entries) - n_gen, elapsed))
             self._last_plan = {"decode_tokens": n_gen, "prefill_tokens": len(entries) - n_gen,
-                               "lanes": len({id(lane) for lane, _, _ in entries}),
+                               "lanes": len({id(lane) for lane, _, _, _ in entries}),
                                "batch_size": self.model.n_batch, "ms": round(elapsed * 1000, 2)}
             return True
         if status == 1:  # no room in the KV cache: free idle caches first, then cut the longest job
@@ -275,23 +313,19 @@ class Scheduler:
             return False
         raise RuntimeError(f"llama_decode failed with status {status}")
 
-    def _rewind(self, entries: list[tuple[Lane, int, bool]]) -> None:
-        """Put a batch that did not decode back into its jobs, to be retried next tick."""
-        for lane in {id(lane): lane for lane, _, _ in entries}.values():
+    def _rewind(self, entries: list[Entry]) -> None:
+        """Put a batch that did not decode back: prompt chunks return to their jobs, drafts are dropped."""
+        for lane in {id(lane): lane for lane, _, _, _ in entries}.values():
             llama_cpp.llama_memory_seq_rm(lane.memory, lane.seq, len(lane.tokens), -1)
-            job = lane.job
-            if job is None:
-                continue
-            fed = [tok for ln, tok, _ in entries if ln is lane]
-            if job.next_token is not None and not job.pending and fed == [job.next_token]:
-                continue
-            job.pending[:0] = fed
+            if lane.job is not None:
+                lane.job.pending[:0] = [tok for ln, tok, _, kind in entries if ln is lane and kind == "prompt"]
 
     def _logits(self, ctx: Any, batch_index: int) -> npt.NDArray[np.float32]:
         ptr = llama_cpp.llama_get_logits_ith(ctx, batch_index)
         return np.ctypeslib.as_array(ptr, shape=(self.model.meta.n_vocab,))
 
-    def _sampled(self, job: Job, batch_index: int) -> None:
+    def _sampled(self, job: Job, batch_index: int) -> int | None:
+        """Sample one output; returns the token, or None when the job ended with it."""
         assert job.sampler is not None and job.lane is not None
         if job.grammar is not None or job.logprobs is not None:
             logits = self._logits(job.lane.ctx, batch_index)
@@ -307,7 +341,7 @@ class Scheduler:
             job.pending_logprobs.append(token_logprobs(distribution, token, job.logprobs, self._token_bytes))
         if self.model.is_eog(token) and not job.ignore_eos:
             self._finish(job, "stop")
-            return
+            return None
         job.generated += 1
         data = self.model.piece(token, self._piece_buf)
         grammar_done = False
@@ -324,6 +358,8 @@ class Scheduler:
             self._finish(job, "length")
         else:
             job.next_token = token
+            return token
+        return None
 
     def _token_bytes(self, token: int) -> bytes:
         return self.model.piece(token, self._piece_buf, special=True)
@@ -377,7 +413,8 @@ class Scheduler:
         if reason == "stop" and job.calls_made:
             reason = "tool_calls"
         usage = Usage(prompt_tokens=len(job.prompt), completion_tokens=job.generated, cached_tokens=job.cached)
-        job.sink.put(Finished(index=job.index, finish_reason=reason, usage=usage, expired=job.expired))
+        spec = job.spec.as_dict() if job.spec.proposed else None
+        job.sink.put(Finished(index=job.index, finish_reason=reason, usage=usage, expired=job.expired, spec=spec))
 
     def _release(self, job: Job) -> None:
         if job.sampler is not None:

@@ -38,7 +38,8 @@ class ServedModel:
         self.template = profile.template
         self.sampling_defaults = profile.sampling_defaults
         self.grammar_tokenizer = GrammarTokenizer(llama.vocab, llama.meta.n_vocab, llama.eog_tokens)
-        self.scheduler = Scheduler(llama, name=profile.id, grammar=self.grammar_tokenizer)
+        self.scheduler = Scheduler(llama, name=profile.id, grammar=self.grammar_tokenizer,
+                                   spec_draft=settings.spec_draft)
 
     @classmethod
     def load(cls, model_id: str, source: ModelSource, settings: Settings) -> ServedModel:

@@ -96,6 +96,7 @@ class GenerationStream:
                 choice.finish_reason = event.finish_reason
                 choice.usage = event.usage
                 choice.expired = event.expired
+                choice.spec = event.spec
         ordered = [choices[i] for i in sorted(choices)]
         completion = sum(c.usage.completion_tokens for c in ordered if c.usage)
         cached = self.cached_tokens or 0

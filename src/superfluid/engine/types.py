@@ -146,6 +146,8 @@ class Finished:
     usage: Usage
     expired: bool = False
     """The completion-class deadline cut the reply short."""
+    spec: dict[str, float] | None = None
+    """Speculative decoding figures (proposed, accepted, acceptance_rate), when drafting ran."""
 
 
 @dataclass(frozen=True)
@@ -167,6 +169,7 @@ class ChoiceResult:
     finish_reason: FinishReason = "stop"
     usage: Usage | None = None
     expired: bool = False
+    spec: dict[str, float] | None = None
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     """Whole calls: {"id", "name", "arguments"} with arguments as JSON text."""
     logprobs: list[TokenLogprob] = field(default_factory=list)

@@ -80,6 +80,14 @@ def logprobs_request(body: dict[str, Any]) -> int | None:
     return int(body.get("top_logprobs") or 0)
 
 
+def _extension(warm: int, spec: dict[str, float] | None) -> dict[str, Any]:
+    """The reply's ``superfluid`` object: cached prefix tokens, and drafting figures when drafting ran."""
+    out: dict[str, Any] = {"warm": warm}
+    if spec:
+        out["spec"] = spec
+    return out
+
+
 def _message(choice: ChoiceResult) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": choice.content, "refusal": None}
     if choice.reasoning:
@@ -126,7 +134,7 @@ async def create_chat_completion(body: dict[str, Any]) -> Response:
                 for c in result.choices
             ],
             "usage": params.usage_body(result.prompt_tokens, result.completion_tokens, result.cached_tokens),
-            "superfluid": {"warm": result.cached_tokens},
+            "superfluid": _extension(result.cached_tokens, result.choices[0].spec),
         }
         return JSONResponse(reply, headers={"x-superfluid-warm": str(result.cached_tokens)})
     try:
@@ -171,5 +179,5 @@ async def _chunks(generation: GenerationStream, completion_id: str, created: int
             usage = event.usage
             final = chunk({}, event.finish_reason)
             final["usage"] = params.usage_body(usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens)
-            final["superfluid"] = {"warm": usage.cached_tokens}
+            final["superfluid"] = _extension(usage.cached_tokens, event.spec)
             yield final

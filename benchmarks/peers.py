@@ -1,0 +1,112 @@
+"""Start the servers the scheduler benchmark compares: superfluid, llama.cpp's llama-server, and
+llama-cpp-python's own server, all on the same GGUF with the same thread count."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+from conformance.server import free_port
+
+BUILD = Path(__file__).resolve().parent / ".build"
+LLAMA_SERVER = BUILD / "cmake" / "bin" / "llama-server"
+LCPP_VENV = BUILD / "lcpp-venv"
+
+
+@dataclass
+class Peer:
+    name: str
+    base_url: str
+    process: subprocess.Popen[bytes]
+    model: str
+
+    def rss_bytes(self) -> int:
+        """Resident memory of the server process (and its children)."""
+        total = 0
+        for pid in [self.process.pid, *_children(self.process.pid)]:
+            try:
+                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1]) * 1024
+            except OSError:
+                continue
+        return total
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def _wait(peer: Peer, health: str, timeout_s: float = 240) -> Peer:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if peer.process.poll() is not None:
+            raise RuntimeError(f"{peer.name} exited with {peer.process.returncode}")
+        try:
+            if httpx.get(peer.base_url + health, timeout=2).status_code == 200:
+                return peer
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.3)
+    peer.stop()
+    raise RuntimeError(f"{peer.name} did not come up in {timeout_s}s")
+
+
+def _spawn(cmd: list[str], log: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(cmd, stdout=log.open("wb"), stderr=subprocess.STDOUT,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+
+def superfluid(model_id: str, *, threads: int, lanes: int, window: int, logs: Path) -> Peer:
+    port = free_port()
+    cmd = [sys.executable, "-m", "superfluid.cli", "serve", model_id, "--port", str(port), "--threads",
+           str(threads), "--parallel", str(lanes), "--ctx-size", str(window), "--kv-size", str(window * lanes)]
+    peer = Peer("superfluid", f"http://127.0.0.1:{port}", _spawn(cmd, logs / "superfluid.log"), model_id)
+    return _wait(peer, "/health")
+
+
+def llama_server(gguf: Path, *, threads: int, lanes: int, window: int, logs: Path) -> Peer:
+    if not LLAMA_SERVER.exists():
+        raise FileNotFoundError(f"{LLAMA_SERVER} is missing: run benchmarks/build_llama_server.sh first")
+    port = free_port()
+    cmd = [str(LLAMA_SERVER), "-m", str(gguf), "--port", str(port), "-t", str(threads), "-tb", str(threads),
+           "-np", str(lanes), "-c", str(window * lanes), "--no-webui"]
+    peer = Peer("llama-server", f"http://127.0.0.1:{port}", _spawn(cmd, logs / "llama-server.log"), gguf.stem)
+    return _wait(peer, "/health")
+
+
+def ensure_lcpp_venv() -> Path:
+    python = LCPP_VENV / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(LCPP_VENV)], check=True)
+        import importlib.metadata
+
+        version = importlib.metadata.version("llama-cpp-python")
+        subprocess.run([str(python), "-m", "pip", "install", "-q", f"llama-cpp-python[server]=={version}"],
+                       check=True)
+    return python
+
+
+def llama_cpp_python(gguf: Path, *, threads: int, window: int, logs: Path) -> Peer:
+    python = ensure_lcpp_venv()
+    port = free_port()
+    cmd = [str(python), "-m", "llama_cpp.server", "--model", str(gguf), "--port", str(port), "--n_threads",
+           str(threads), "--n_ctx", str(window), "--model_alias", "bench"]
+    peer = Peer("llama-cpp-python", f"http://127.0.0.1:{port}", _spawn(cmd, logs / "llama-cpp-python.log"),
+                "bench")
+    return _wait(peer, "/v1/models")
