@@ -256,3 +256,15 @@ def test_fim_requests_spend_a_per_client_token_bucket(narrow: RunningServer) -> 
     assert limited.json()["error"]["code"] == "completion_rate_limited"
     assert int(limited.headers["retry-after"]) >= 1
     assert other_client.json()["error"]["code"] == "fim_unsupported"
+
+
+def test_speculative_drafting_reports_itself_and_changes_no_text(http: httpx.Client) -> None:
+    body = _chat("Repeat the word banana twenty times, separated by commas.", max_tokens=80)
+    drafted = http.post("/v1/chat/completions", json=body).json()
+    spec = drafted["superfluid"]["spec"]
+    assert spec["proposed"] > 0 and 0 <= spec["accepted"] <= spec["proposed"]
+    assert spec["acceptance_rate"] == round(spec["accepted"] / spec["proposed"], 3)
+    # The batch-invariant lane never drafts: same text, and no spec object because drafting did not run.
+    plain = http.post("/v1/chat/completions", json=body, headers={"x-superfluid-batch-invariant": "1"}).json()
+    assert "spec" not in plain["superfluid"]
+    assert plain["choices"][0]["message"]["content"] == drafted["choices"][0]["message"]["content"]
