@@ -58,6 +58,8 @@ _VOLATILE_KEYS = {
 }
 # Counters of the /props KV snapshot that move with whatever else the server is doing.
 _KV_COUNTERS = ("busy", "waiting", "cached_tokens")
+# Parts of the /slots entry that describe live traffic rather than the server's shape.
+_SLOT_LIVE = ("lanes", "kv_pool", "waiting", "tick_plan", "rates", "totals", "is_processing")
 # Fields of a model entry that change when a lazily loaded model gets loaded.
 _LOAD_STATE_FIELDS = ("loaded",)
 _LOAD_STATE_META = ("n_ctx", "n_ctx_train")
@@ -113,6 +115,11 @@ EXCHANGES: tuple[Exchange, ...] = (
              {"model": DEFAULT_MODEL, "content": "Hello, world!", "with_pieces": True}),
     Exchange("health", "Liveness.", "GET", "/health"),
     Exchange("props", "The default model and its effective generation defaults.", "GET", "/props"),
+    Exchange("slots", "One aggregate slot entry (live counters blanked).", "GET", "/slots"),
+    Exchange("slot_action_retired", "llama-server's slot actions are retired: 501.", "POST", "/slots/0",
+             query={"action": "save"}),
+    Exchange("slot_save_retired", "Slot save is retired: 501.", "POST", "/slots/0/save"),
+    Exchange("slot_restore_retired", "Slot restore is retired: 501.", "POST", "/slots/0/restore"),
     Exchange("error_unknown_model_chat", "A model id nobody knows is a 404 naming the model param.", "POST",
              "/v1/chat/completions",
              {"model": "no-such-model", "messages": _CHAT_MESSAGES, "max_tokens": 4, **_GREEDY}),
@@ -141,6 +148,8 @@ def normalize(value: Any) -> Any:
             out[key] = COMPLETION_ID
         elif key == "kv_cache" and isinstance(item, dict):
             out[key] = {k: (COUNTER if k in _KV_COUNTERS else v) for k, v in item.items()}
+        elif key in _SLOT_LIVE and "id_task" in value:
+            out[key] = COUNTER
         else:
             out[key] = normalize(item)
     if out.get("object") == "model" and out.get("id") != DEFAULT_MODEL:

@@ -16,7 +16,7 @@ from connexion.options import SwaggerUIOptions
 from superfluid.errors import EngineFailure, InvalidRequest, NotFound, SuperfluidError
 from superfluid.handlers.context import ClientDisconnected
 from superfluid.http.dialect import Dialect, error_body
-from superfluid.http.guards import ApiKeyGuard, BodyLimit
+from superfluid.http.guards import ApiKeyGuard, BodyLimit, OllamaBodiesAreJson
 from superfluid.http.streams import dumps
 from superfluid.http.validation import TypedJSONBodyValidator
 from superfluid.services import Services
@@ -25,7 +25,7 @@ from superfluid.settings import Settings
 log = logging.getLogger(__name__)
 
 SPEC_DIR = Path(__file__).resolve().parent / "openapi"
-SPECS = ("openai.yaml",)
+SPECS = ("openai.yaml", "ollama.yaml")
 
 
 def _render(request: ConnexionRequest, error: SuperfluidError) -> ConnexionResponse:
@@ -98,6 +98,7 @@ def create_app(settings: Settings, services: Services | None = None) -> connexio
     app.add_error_handler(HTTPException, _on_problem)
     app.add_error_handler(ClientDisconnected, _on_client_gone)
     app.add_error_handler(Exception, _on_unexpected)
+    app.add_middleware(OllamaBodiesAreJson, position=MiddlewarePosition.BEFORE_EXCEPTION)
     app.add_middleware(ApiKeyGuard, position=MiddlewarePosition.BEFORE_EXCEPTION, api_key=settings.api_key)
     app.add_middleware(BodyLimit, position=MiddlewarePosition.BEFORE_EXCEPTION, max_bytes=settings.max_body_bytes)
     return app

@@ -17,6 +17,7 @@ The tree (status, OpenAI ``type``, ``code``)::
     ├── PayloadTooLarge                  413 invalid_request_error code=payload_too_large
     ├── RateLimited                      429 rate_limit_error      (carries Retry-After)
     ├── RouteRetired                     501 invalid_request_error code=route_retired
+    ├── RouteNotServed                   501 invalid_request_error code=route_not_served
     └── EngineFailure                    500 server_error
 
 Handlers and the engine raise these; ``superfluid.http.error_rendering`` turns them into the
@@ -133,6 +134,14 @@ class RouteRetired(SuperfluidError):
     status = 501
     error_type = "invalid_request_error"
     default_code = "route_retired"
+
+
+class RouteNotServed(SuperfluidError):
+    """A route another server's API has and this one deliberately does not serve (Ollama's model distribution)."""
+
+    status = 501
+    error_type = "invalid_request_error"
+    default_code = "route_not_served"
 
 
 class EngineFailure(SuperfluidError):

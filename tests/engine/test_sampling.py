@@ -46,13 +46,17 @@ def test_explicit_seed_is_kept() -> None:
     assert resolve(SamplingParams(seed=1234), DEFAULTS).seed == 1234
 
 
-@pytest.mark.parametrize("seed", [None, 0])
-def test_missing_or_zero_seed_draws_a_random_one(seed: int | None, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_seed_draws_a_random_one(monkeypatch: pytest.MonkeyPatch) -> None:
     draws = iter([111, 222])
     monkeypatch.setattr("secrets.randbits", lambda bits: next(draws))
-    first = resolve(SamplingParams(seed=seed), DEFAULTS)
-    second = resolve(SamplingParams(seed=seed), DEFAULTS)
+    first = resolve(SamplingParams(seed=None), DEFAULTS)
+    second = resolve(SamplingParams(seed=None), DEFAULTS)
     assert (first.seed, second.seed) == (111, 222)
+
+
+def test_seed_zero_is_a_fixed_seed_in_the_engine() -> None:
+    # The OpenAI handler maps its "0 = unseeded" to None; Ollama's 0 is a real seed.
+    assert resolve(SamplingParams(seed=0), DEFAULTS).seed == 0
 
 
 def test_random_seed_is_a_31_bit_draw(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -23,18 +23,49 @@ _arrivals = itertools.count()
 
 
 class EventSink:
-    """Hands events from the engine thread to one request's asyncio queue."""
+    """Hands events from the engine thread to one request's asyncio queue.
+
+    With keep-alives on, a timer on the loop puts ``None`` into the queue whenever no event came for the
+    interval — one timer per stream, instead of a timeout per event.
+    """
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
-        self.queue: asyncio.Queue[EngineEvent] = asyncio.Queue()
+        self.queue: asyncio.Queue[EngineEvent | None] = asyncio.Queue()
+        self._last = loop.time()
+        self._interval: float | None = None
+        self._timer: asyncio.TimerHandle | None = None
 
     def put(self, event: EngineEvent) -> bool:
         try:
-            self.loop.call_soon_threadsafe(self.queue.put_nowait, event)
+            self.loop.call_soon_threadsafe(self._deliver, event)
         except RuntimeError:  # the loop is gone: nobody is listening
             return False
         return True
+
+    def _deliver(self, event: EngineEvent) -> None:
+        self._last = self.loop.time()
+        self.queue.put_nowait(event)
+
+    def keep_alive(self, interval_s: float) -> None:
+        """Start putting ``None`` into the queue after every quiet ``interval_s`` (on the loop's thread)."""
+        self._interval = interval_s
+        self._last = self.loop.time()
+        self._timer = self.loop.call_later(interval_s, self._check)
+
+    def _check(self) -> None:
+        assert self._interval is not None
+        quiet = self.loop.time() - self._last
+        if quiet >= self._interval:
+            self._last = self.loop.time()
+            self.queue.put_nowait(None)
+            quiet = 0.0
+        self._timer = self.loop.call_later(self._interval - quiet, self._check)
+
+    def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
 
 @dataclass(eq=False)

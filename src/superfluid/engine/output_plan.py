@@ -90,12 +90,14 @@ def _with_system(messages: list[dict[str, Any]], text: str) -> list[dict[str, An
 def plan_output(messages: tuple[ChatMessage, ...], template: ChatTemplate, *, tools: ToolPolicy | None,
                 constraint: Constraint | None) -> OutputPlan:
     if tools is not None and tools.active and constraint is not None:
-        raise UnsupportedParameter("response_format cannot be combined with tools", param="response_format")
+        raise UnsupportedParameter(f"'{constraint.param}' cannot be combined with tools", param=constraint.param)
     grammar = compile_constraint(constraint) if constraint is not None else None
+    generic = tool_format(template.source, template.supports_tools) == "generic"
     if tools is None or not tools.active:
-        history = [_template_message(m) for m in messages]
+        # Earlier calls and results still belong in the prompt, in the form this template can show.
+        history = _generic_history(messages) if generic else [_template_message(m) for m in messages]
         return OutputPlan(messages=history, grammar=grammar)
-    if tool_format(template.source, template.supports_tools) == "hermes":
+    if not generic:
         rule, lazy = hermes_constraint(tools)
         compiled = compile_constraint(rule)
         return OutputPlan(

@@ -37,7 +37,7 @@ def model_defaults(declared: Mapping[str, float]) -> dict[str, float]:
 
 def resolve(params: SamplingParams, defaults: Mapping[str, float], *, seed_offset: int = 0,
             banned: Iterable[int] = ()) -> EffectiveSampling:
-    seed = params.seed if params.seed else secrets.randbits(31)
+    seed = params.seed if params.seed is not None else secrets.randbits(31)
     bias = dict(params.logit_bias)
     for token in banned:
         bias[token] = float("-inf")

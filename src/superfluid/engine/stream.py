@@ -39,7 +39,7 @@ class GenerationStream:
     def n(self) -> int:
         return len(self._jobs)
 
-    async def _next_event(self) -> EngineEvent:
+    async def _next_event(self) -> EngineEvent | None:
         if self._early:
             return self._early.pop(0)
         return await self._sink.queue.get()
@@ -48,6 +48,8 @@ class GenerationStream:
         """Wait until the first choice has a lane; returns its prompt tokens already cached."""
         while self.cached_tokens is None:
             event = await self._sink.queue.get()
+            if event is None:
+                continue
             if isinstance(event, Admitted):
                 self.cached_tokens = event.cached_tokens
             elif isinstance(event, Failed):
@@ -58,9 +60,21 @@ class GenerationStream:
         return self.cached_tokens
 
     async def events(self) -> AsyncIterator[ClientEvent]:
+        """Events until every choice finished."""
+        async for event in self.timed_events(None):
+            if event is not None:
+                yield event
+
+    async def timed_events(self, keepalive_s: float | None) -> AsyncIterator[ClientEvent | None]:
+        """Events until every choice finished, and ``None`` after each quiet ``keepalive_s`` (if given)."""
+        if keepalive_s is not None:
+            self._sink.keep_alive(keepalive_s)
         try:
             while self._open:
                 event = await self._next_event()
+                if event is None:
+                    yield None
+                    continue
                 if isinstance(event, Admitted):
                     if self.cached_tokens is None:
                         self.cached_tokens = event.cached_tokens
@@ -71,6 +85,7 @@ class GenerationStream:
                     self._open.discard(event.index)
                 yield event
         finally:
+            self._sink.stop()
             self.cancel()
 
     def cancel(self) -> None:

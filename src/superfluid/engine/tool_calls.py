@@ -189,6 +189,8 @@ class _JsonStringReader:
                 return "".join(out), data[i + 1:]
             if ch == "\\":
                 need = 6 if data[i + 1: i + 2] == "u" else 2
+                if need == 6 and len(data) - i >= 6 and 0xD800 <= int(data[i + 2: i + 6], 16) <= 0xDBFF:
+                    need = 12  # a surrogate pair is decoded whole
                 if len(data) - i < need:
                     self.pending = data[i:]
                     break
@@ -231,6 +233,9 @@ class _ValueReader:
                 self.depth += 1
                 self.started = True
             elif ch in "}]":
+                if self.depth == 0:  # a scalar value ends where its container closes
+                    self.done = True
+                    return text[:i], text[i:]
                 self.depth -= 1
                 if self.depth == 0:
                     self.done = True

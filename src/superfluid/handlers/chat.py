@@ -15,7 +15,7 @@ from superfluid.errors import InvalidRequest, SuperfluidError, UnsupportedInput
 from superfluid.handlers import openai_params as params
 from superfluid.handlers import openai_shapes as shapes
 from superfluid.handlers.context import collect, now, qos_and_invariance, services
-from superfluid.http.streams import Frame, sse
+from superfluid.http.streams import Frame, StreamItem, dumps, sse
 
 _TEXT_PARTS = frozenset({"text", "input_text"})
 
@@ -144,23 +144,31 @@ async def create_chat_completion(body: dict[str, Any]) -> Response:
         raise
     options = body.get("stream_options") or {}
     frames = _chunks(generation, completion_id, created, model.id, bool(options.get("continuous_usage_stats")),
-                     request.logprobs is not None)
+                     request.logprobs is not None, svc.settings.keepalive_s)
     return StreamingResponse(
-        sse(frames, keepalive_s=svc.settings.keepalive_s, error_frame=SuperfluidError.openai_body),
+        sse(frames, keepalive_s=None, error_frame=SuperfluidError.openai_body),
         media_type="text/event-stream",
         headers={"cache-control": "no-cache", "x-superfluid-warm": str(warm)},
     )
 
 
 async def _chunks(generation: GenerationStream, completion_id: str, created: int, model_id: str,
-                  continuous_usage: bool, logprobs: bool) -> AsyncIterator[Frame]:
+                  continuous_usage: bool, logprobs: bool, keepalive_s: float) -> AsyncIterator[StreamItem]:
     def chunk(delta: dict[str, Any], finish: str | None = None) -> Frame:
         return {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": model_id,
                 "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
 
+    # The hot path, a plain content delta, is written as text around the encoded content.
+    head = dumps(chunk({"content": "\u0000"})).split('"\\u0000"')
+    plain = not (continuous_usage or logprobs)
     yield chunk({"role": "assistant", "content": ""})
-    async for event in generation.events():
-        if isinstance(event, TextDelta):
+    async for event in generation.timed_events(keepalive_s):
+        if event is None:
+            yield None
+        elif isinstance(event, TextDelta):
+            if plain and event.content and not event.reasoning and not event.tool_calls:
+                yield head[0] + dumps(event.content) + head[1]
+                continue
             delta: dict[str, Any] = {}
             if event.reasoning:
                 delta["reasoning_content"] = event.reasoning

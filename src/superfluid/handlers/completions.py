@@ -13,7 +13,7 @@ from superfluid.errors import RateLimited, SuperfluidError, UnsupportedParameter
 from superfluid.handlers import openai_params as params
 from superfluid.handlers import openai_shapes as shapes
 from superfluid.handlers.context import client_identity, collect, now, qos_and_invariance, services
-from superfluid.http.streams import Frame, sse
+from superfluid.http.streams import Frame, StreamItem, sse
 
 DEFAULT_MAX_TOKENS = 128
 
@@ -80,8 +80,9 @@ async def create_completion(body: dict[str, Any]) -> Response:
         generation.cancel()
         raise
     return StreamingResponse(
-        sse(_chunks(generation, completion_id, created, model.id, prefix, request.logprobs is not None),
-            keepalive_s=svc.settings.keepalive_s,
+        sse(_chunks(generation, completion_id, created, model.id, prefix, request.logprobs is not None,
+                    svc.settings.keepalive_s),
+            keepalive_s=None,
             error_frame=SuperfluidError.openai_body),
         media_type="text/event-stream",
         headers={"cache-control": "no-cache", "x-superfluid-warm": str(warm)},
@@ -89,7 +90,7 @@ async def create_completion(body: dict[str, Any]) -> Response:
 
 
 async def _chunks(generation: GenerationStream, completion_id: str, created: int, model_id: str,
-                  prefix: str, logprobs: bool) -> AsyncIterator[Frame]:
+                  prefix: str, logprobs: bool, keepalive_s: float) -> AsyncIterator[StreamItem]:
     def chunk(text: str, finish: str | None = None) -> Frame:
         return {"id": completion_id, "object": "text_completion", "created": created, "model": model_id,
                 "choices": [{"index": 0, "text": text, "logprobs": None, "finish_reason": finish}]}
@@ -97,7 +98,10 @@ async def _chunks(generation: GenerationStream, completion_id: str, created: int
     if prefix:
         yield chunk(prefix)
     offset = len(prefix)
-    async for event in generation.events():
+    async for event in generation.timed_events(keepalive_s):
+        if event is None:
+            yield None
+            continue
         if isinstance(event, TextDelta):
             if event.content or (logprobs and event.logprobs):
                 frame = chunk(event.content)

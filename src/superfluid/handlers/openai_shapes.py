@@ -21,15 +21,18 @@ def chat_logprobs(tokens: Iterable[TokenLogprob]) -> dict[str, Any]:
 
 
 def completion_logprobs(tokens: Iterable[TokenLogprob], start_offset: int) -> dict[str, Any]:
-    """The legacy completions shape: parallel lists, text offsets counted from ``start_offset``."""
+    """The legacy completions shape: parallel lists, text offsets counted from ``start_offset``.
+
+    A token's offset is where it starts in the text, counted in whole characters: a token that carries only part
+    of a character (one byte of an emoji) starts where that character does."""
     out: dict[str, Any] = {"tokens": [], "token_logprobs": [], "top_logprobs": [], "text_offset": []}
-    offset = start_offset
+    seen = b""
     for t in tokens:
         out["tokens"].append(t.token)
         out["token_logprobs"].append(t.logprob)
         out["top_logprobs"].append({a.token: a.logprob for a in t.top})
-        out["text_offset"].append(offset)
-        offset += len(t.token)
+        out["text_offset"].append(start_offset + len(seen.decode("utf-8", errors="ignore")))
+        seen += bytes(t.bytes)
     return out
 
 

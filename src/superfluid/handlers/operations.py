@@ -62,7 +62,7 @@ async def slots(model: str | None = None) -> list[dict[str, Any]]:
         "id_task": -1,
         "model": served.id,
         "n_ctx": served.n_ctx,
-        "speculative": False,
+        "speculative": served.settings.spec_draft > 0,
         "is_processing": bool(busy),
         "params": {**served.sampling_defaults},
         **view,

@@ -131,3 +131,17 @@ class ApiKeyGuard:
             await send_error(scope, send, AuthenticationFailed(f"{reason}: send Authorization: Bearer <key>"))
             return
         await self.app(scope, receive, send)
+
+
+class OllamaBodiesAreJson:
+    """Ollama reads every request body as JSON whatever its Content-Type (``curl -d`` sends a form type);
+    so does superfluid under ``/api/``, by telling the validators downstream that it is JSON."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope.get("path", "").startswith("/api/") and scope.get("method") == "POST":
+            headers = [(k, v) for k, v in scope.get("headers", ()) if k != b"content-type"]
+            scope = {**scope, "headers": [*headers, (b"content-type", b"application/json")]}
+        await self.app(scope, receive, send)

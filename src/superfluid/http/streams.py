@@ -17,6 +17,9 @@ from superfluid.errors import EngineFailure, SuperfluidError
 log = logging.getLogger(__name__)
 
 Frame = dict[str, Any]
+"""One message of a stream. A handler may also hand over ``str``: JSON it already encoded (the hot path of
+token deltas), and ``None``: "send a keep-alive now" (sources that time their own keep-alives)."""
+StreamItem = Frame | str | None
 
 
 def dumps(obj: Any) -> str:
@@ -57,19 +60,27 @@ def _as_superfluid_error(exc: Exception) -> SuperfluidError:
     return EngineFailure("the engine failed while streaming; see the server log")
 
 
+def _timed(source: AsyncIterator[Any], keepalive_s: float | None) -> AsyncIterator[Any]:
+    """The source itself when it times its own keep-alives (``keepalive_s`` None), else a timing wrapper."""
+    return source if keepalive_s is None else _with_keepalive(source, keepalive_s)
+
+
 async def sse(
-    source: AsyncIterator[Frame],
+    source: AsyncIterator[Any],
     *,
-    keepalive_s: float,
+    keepalive_s: float | None,
     error_frame: Callable[[SuperfluidError], Frame],
     done_marker: bool = True,
     event_name: Callable[[Frame], str | None] | None = None,
 ) -> AsyncIterator[bytes]:
     """Encode frames as SSE ``data:`` lines; quiet periods send ``: keep-alive`` comments."""
     try:
-        async for frame in _with_keepalive(source, keepalive_s):
+        async for frame in _timed(source, keepalive_s):
             if frame is None:
                 yield b": keep-alive\n\n"
+                continue
+            if isinstance(frame, str):
+                yield b"data: " + frame.encode() + b"\n\n"
                 continue
             name = event_name(frame) if event_name else None
             prefix = f"event: {name}\n" if name else ""
@@ -84,10 +95,20 @@ async def sse(
         yield b"data: [DONE]\n\n"
 
 
-async def ndjson(source: AsyncIterator[Frame], *, keepalive_s: float) -> AsyncIterator[bytes]:
-    """Encode frames one JSON object per line; quiet periods send an empty line."""
+async def ndjson(source: AsyncIterator[Any], *, keepalive_s: float | None,
+                 keepalive_frame: Callable[[], Frame] | None = None) -> AsyncIterator[bytes]:
+    """Encode frames one JSON object per line; quiet periods send an empty line, or ``keepalive_frame()``.
+
+    Clients that parse every line as JSON (Ollama's Python client does) need the frame form: an empty line
+    is not JSON to them.
+    """
     try:
-        async for frame in _with_keepalive(source, keepalive_s):
-            yield b"\n" if frame is None else (dumps(frame) + "\n").encode()
+        async for frame in _timed(source, keepalive_s):
+            if frame is None:
+                yield b"\n" if keepalive_frame is None else (dumps(keepalive_frame()) + "\n").encode()
+            elif isinstance(frame, str):
+                yield (frame + "\n").encode()
+            else:
+                yield (dumps(frame) + "\n").encode()
     except Exception as exc:
         yield (dumps({"error": _as_superfluid_error(exc).message}) + "\n").encode()

@@ -1,0 +1,62 @@
+"""POST /api/generate: a templated prompt, a raw completion, or fill-in-the-middle with ``suffix``."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from starlette.responses import Response
+
+from superfluid.engine.served_model import ServedModel
+from superfluid.engine.types import ChatPrompt, FimPrompt, GenerationRequest
+from superfluid.errors import RateLimited
+from superfluid.handlers import ollama_params as params
+from superfluid.handlers import ollama_replies as replies
+from superfluid.handlers.context import client_identity, qos_and_invariance, services
+from superfluid.services import Services
+
+
+def _admit_fim(svc: Services, model: ServedModel) -> None:
+    """Fill-in-the-middle is completion-class work: each request spends from its client's token bucket (as on
+    /v1/completions), and needs a model with FIM tokens."""
+    wait = svc.fim_buckets.take(client_identity())
+    if wait:
+        raise RateLimited("fill-in-the-middle requests are over this client's rate "
+                          f"({svc.settings.completion_rate:g}/s, burst {svc.settings.completion_burst})",
+                          retry_after_s=wait, code="completion_rate_limited")
+    model.require_fim()
+
+
+async def generate(body: dict[str, Any]) -> Response:
+    started_ns = time.monotonic_ns()
+    params.refuse_unknown(body, params.GENERATE_FIELDS)
+    params.refuse_template(body.get("template"))
+    params.refuse_with_plain_prompt(body)
+    options = params.read_options(body.get("options"))
+    constraint = params.format_constraint(body.get("format"))
+    svc = services()
+    model_id = params.model_id(body["model"], svc.models.sources)
+    preload = params.is_generate_preload(body)
+    prompt = None if preload else params.generate_prompt(body, model_id)
+    model = await svc.models.get(model_id)
+    options.check_window(model.id, model.n_ctx)
+    stream = params.streams(body)
+    if prompt is None:
+        return replies.preloaded("generate", model.id, stream=stream)
+    if isinstance(prompt, ChatPrompt):
+        params.refuse_unsupported_think(body.get("think"), model.id, model.profile.dialect())
+    is_fim = isinstance(prompt, FimPrompt)
+    qos, invariant = qos_and_invariance("completion" if is_fim else "interactive")
+    if is_fim:
+        _admit_fim(svc, model)
+    request = GenerationRequest(
+        model=model.id,
+        prompt=prompt,
+        sampling=options.sampling,
+        max_tokens=options.max_tokens(model.n_ctx),
+        stop=options.stop,
+        constraint=constraint,
+        qos=qos,
+        batch_invariant=invariant,
+    )
+    return await replies.reply(model, request, "generate", stream=stream, started_ns=started_ns)

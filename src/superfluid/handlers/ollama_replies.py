@@ -1,0 +1,168 @@
+"""Engine results in Ollama's wire shapes: chat and generate records, streamed as NDJSON or whole.
+
+A chat record carries its text in ``message`` (``content``, ``thinking``, ``tool_calls``); a generate record in
+``response`` and ``thinking``. Tool calls are gathered while the reply streams and sent whole, arguments as
+objects, on one record with ``done: false`` right before the terminal record, which carries the counters.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator, Iterable
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from starlette.responses import JSONResponse, Response, StreamingResponse
+
+from superfluid.engine.served_model import ServedModel
+from superfluid.engine.stream import GenerationStream
+from superfluid.engine.tool_calls import ToolCallDelta
+from superfluid.engine.types import FinishReason, GenerationRequest, TextDelta, TokenLogprob
+from superfluid.errors import EngineFailure
+from superfluid.handlers.context import collect, services
+from superfluid.http.streams import Frame, dumps, ndjson
+
+Kind = Literal["chat", "generate"]
+NDJSON = "application/x-ndjson"
+
+
+def rfc3339(at: float | None = None) -> str:
+    """A UTC timestamp the way Ollama writes ``created_at``: RFC 3339 with a Z."""
+    moment = datetime.now(UTC) if at is None else datetime.fromtimestamp(at, UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def done_reason(finish: FinishReason) -> str:
+    """Ollama knows stop and length; a reply that ended in tool calls stopped."""
+    return "length" if finish == "length" else "stop"
+
+
+def record(kind: Kind, model: str, content: str = "", reasoning: str = "", *, done: bool = False,
+           tool_calls: list[dict[str, Any]] | None = None) -> Frame:
+    """One record; ``thinking`` and ``tool_calls`` appear only when there are some."""
+    text: dict[str, Any]
+    if kind == "chat":
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        if reasoning:
+            message["thinking"] = reasoning
+        if tool_calls:
+            message["tool_calls"] = tool_calls
+        text = {"message": message}
+    else:
+        text = {"response": content}
+        if reasoning:
+            text["thinking"] = reasoning
+    return {"model": model, "created_at": rfc3339(), **text, "done": done}
+
+
+def totals(finish: FinishReason, *, prompt: int, cached: int, completion: int, started_ns: int) -> dict[str, Any]:
+    return {
+        "done_reason": done_reason(finish),
+        "total_duration": time.monotonic_ns() - started_ns,
+        "prompt_eval_count": prompt,
+        "prompt_eval_cached_count": cached,
+        "eval_count": completion,
+    }
+
+
+def logprobs_body(tokens: Iterable[TokenLogprob]) -> list[dict[str, Any]]:
+    return [
+        {"token": t.token, "logprob": t.logprob, "bytes": list(t.bytes),
+         "top_logprobs": [{"token": a.token, "logprob": a.logprob, "bytes": list(a.bytes)} for a in t.top]}
+        for t in tokens
+    ]
+
+
+def whole_calls(calls: Iterable[dict[str, Any]], finish: FinishReason) -> list[dict[str, Any]]:
+    """Finished calls ({"id", "name", "arguments" as JSON text}) in Ollama's shape, arguments parsed.
+
+    A call whose arguments do not parse was cut off by the token budget (done_reason says "length"); it is
+    left out rather than sent broken. Under the call grammar nothing else can leave arguments unparseable.
+    """
+    out: list[dict[str, Any]] = []
+    for call in calls:
+        try:
+            arguments = json.loads(call["arguments"] or "{}")
+        except json.JSONDecodeError:
+            if finish == "length":
+                continue
+            raise EngineFailure(f"tool call '{call['name']}' came back with arguments that are not JSON") from None
+        out.append({"id": call["id"],
+                    "function": {"index": len(out), "name": call["name"], "arguments": arguments}})
+    return out
+
+
+class CallCollector:
+    """Gathers streamed tool-call pieces until the reply ends."""
+
+    def __init__(self) -> None:
+        self.calls: list[dict[str, Any]] = []
+
+    def add(self, pieces: Iterable[ToolCallDelta]) -> None:
+        for piece in pieces:
+            if piece.name is not None:
+                self.calls.append({"id": piece.id, "name": piece.name, "arguments": ""})
+            if self.calls:
+                self.calls[-1]["arguments"] += piece.arguments
+
+
+async def stream_records(generation: GenerationStream, kind: Kind, model: str, *, started_ns: int,
+                         logprobs: bool) -> AsyncIterator[Frame]:
+    """Engine events -> records: one per piece of text, the tool calls whole, then the terminal record."""
+    calls = CallCollector()
+    async for event in generation.events():
+        if isinstance(event, TextDelta):
+            calls.add(event.tool_calls)
+            if event.content or event.reasoning or (logprobs and event.logprobs):
+                frame = record(kind, model, event.content, event.reasoning)
+                if logprobs:
+                    frame["logprobs"] = logprobs_body(event.logprobs)
+                yield frame
+            continue
+        whole = whole_calls(calls.calls, event.finish_reason)
+        if whole:
+            yield record(kind, model, tool_calls=whole)
+        usage = event.usage
+        yield {**record(kind, model, done=True),
+               **totals(event.finish_reason, prompt=usage.prompt_tokens, cached=usage.cached_tokens,
+                        completion=usage.completion_tokens, started_ns=started_ns)}
+
+
+async def reply(model: ServedModel, request: GenerationRequest, kind: Kind, *, stream: bool,
+                started_ns: int) -> Response:
+    """Run a request and answer it: one JSON record, or an NDJSON stream once a lane has taken it (so errors
+    before that keep their HTTP status)."""
+    generation = model.generate(request)
+    logprobs = request.logprobs is not None
+    if not stream:
+        result = await collect(generation)
+        choice = result.choices[0]
+        body = {
+            **record(kind, model.id, choice.content, choice.reasoning, done=True,
+                     tool_calls=whole_calls(choice.tool_calls, choice.finish_reason)),
+            **totals(choice.finish_reason, prompt=result.prompt_tokens, cached=result.cached_tokens,
+                     completion=result.completion_tokens, started_ns=started_ns),
+        }
+        if logprobs:
+            body["logprobs"] = logprobs_body(choice.logprobs)
+        return JSONResponse(body)
+    try:
+        await generation.admitted()
+    except BaseException:
+        generation.cancel()
+        raise
+    frames = stream_records(generation, kind, model.id, started_ns=started_ns, logprobs=logprobs)
+    return StreamingResponse(
+        ndjson(frames, keepalive_s=services().settings.keepalive_s,
+               keepalive_frame=lambda: record(kind, model.id)),
+        media_type=NDJSON,
+    )
+
+
+def preloaded(kind: Kind, model: str, *, stream: bool) -> Response:
+    """The answer to a request that only loads its model."""
+    body = {**record(kind, model, done=True), "done_reason": "load"}
+    if stream:
+        return Response(dumps(body) + "\n", media_type=NDJSON)
+    return JSONResponse(body)

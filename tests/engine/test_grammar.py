@@ -1,0 +1,226 @@
+"""Grammar constraints: compiling (cached, with clear errors) and the per-lane masks that enforce them.
+
+The masks are tested on the bundled model's real vocabulary (a vocab-only load, no weights): decoding driven
+by random logits, with the mask applied before every argmax, must always produce output that validates.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any
+
+import jsonschema
+import llama_cpp
+import numpy as np
+import pytest
+
+import superfluid.engine.llama_model  # noqa: F401  (quiets llama.cpp's loader log)
+from superfluid.engine import grammar
+from superfluid.engine.grammar import (
+    ANY_JSON_OBJECT,
+    Constraint,
+    GrammarState,
+    GrammarTokenizer,
+    compile_constraint,
+)
+from superfluid.engine.model_sources import DEFAULT_MODEL, resolve
+from superfluid.errors import ConstraintUnsatisfiable, InvalidRequest
+
+# llguidance's llama.cpp bridge reads every token through a deprecated llama-cpp-python call.
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:llama_cpp")
+
+
+@functools.cache
+def _vocabulary() -> GrammarTokenizer:
+    llama_cpp.llama_backend_init()
+    params = llama_cpp.llama_model_default_params()
+    params.vocab_only = True
+    model = llama_cpp.llama_model_load_from_file(str(resolve(DEFAULT_MODEL).locate()).encode(), params)
+    assert model, "the bundled model is missing"
+    vocab = llama_cpp.llama_model_get_vocab(model)
+    return GrammarTokenizer(vocab, int(llama_cpp.llama_vocab_n_tokens(vocab)), (int(llama_cpp.llama_vocab_eos(vocab)),))
+
+
+def _state(constraint: Constraint) -> GrammarState:
+    return _vocabulary().state(compile_constraint(constraint))
+
+
+def _accepts(constraint: Constraint, text: str) -> bool:
+    state = _state(constraint)
+    ok = state.matcher.consume_tokens(_vocabulary().tokenizer.tokenize_str(text))
+    return bool(ok) and bool(state.matcher.is_accepting())
+
+
+def _decode(constraint: Constraint, seed: int, limit: int = 400) -> str:
+    """Greedy decoding over random logits, masked by the grammar before every pick."""
+    vocabulary = _vocabulary()
+    state = _state(constraint)
+    rng = np.random.default_rng(seed)
+    tokens: list[int] = []
+    eos = set(vocabulary.tokenizer.eos_tokens)
+    for _ in range(limit):
+        logits = rng.normal(size=vocabulary.n_vocab).astype(np.float32)
+        state.apply(logits)
+        token = int(np.argmax(logits))
+        assert np.isfinite(logits[token]), "the mask left no token to pick"
+        if token in eos:
+            break
+        assert state.advance(token), state.error
+        tokens.append(token)
+        if state.done:
+            break
+    else:
+        pytest.fail("the grammar never let the output end")
+    return vocabulary.tokenizer.decode_str(tokens)
+
+
+# ---- compiling --------------------------------------------------------------------------------------------
+
+
+def test_compiling_is_cached_per_distinct_schema() -> None:
+    schema = {"type": "object", "properties": {"cache_probe": {"type": "integer"}}, "required": ["cache_probe"]}
+    before = grammar._compiled.cache_info()
+    first = compile_constraint(Constraint.for_schema(schema))
+    second = compile_constraint(Constraint.for_schema(dict(schema), param="format"))
+    after = grammar._compiled.cache_info()
+    assert first == second
+    assert after.misses == before.misses + 1
+    assert after.hits == before.hits + 1
+    compile_constraint(Constraint.for_schema({**schema, "required": []}))
+    assert grammar._compiled.cache_info().misses == after.misses + 1
+
+
+def test_for_schema_keeps_property_order() -> None:
+    schema = {"type": "object", "properties": {"zeta": {}, "alpha": {}}}
+    assert list(json.loads(Constraint.for_schema(schema).json_schema or "")["properties"]) == ["zeta", "alpha"]
+    assert Constraint.for_schema(schema).param == "response_format"
+
+
+@pytest.mark.parametrize("schema, words", [
+    ({"type": "string", "format": "colour-name"}, "colour-name"),
+    ({"type": "object", "not": {}}, "not"),
+    ({"type": "array", "uniqueItems": True}, "uniqueItems"),
+    ({"$ref": "#/$defs/missing"}, "/$defs/missing"),
+    ({"type": "array", "minItems": 2, "maxItems": 1}, "minItems"),
+    ({"type": "string", "pattern": "(("}, "regex"),
+    ({"type": "tuple"}, "tuple"),
+])
+def test_inexpressible_schemas_are_unsatisfiable(schema: dict[str, Any], words: str) -> None:
+    with pytest.raises(ConstraintUnsatisfiable) as caught:
+        compile_constraint(Constraint.for_schema(schema, param="response_format.json_schema"))
+    assert str(caught.value).startswith("constraint unsatisfiable: ")
+    assert words in str(caught.value)
+    assert caught.value.param == "response_format.json_schema"
+    assert isinstance(caught.value, InvalidRequest), "a 400, not a server error"
+
+
+def test_a_schema_that_is_not_an_object_is_unsatisfiable() -> None:
+    with pytest.raises(ConstraintUnsatisfiable, match="not a JSON object"):
+        compile_constraint(Constraint(json_schema="[1, 2]", param="format"))
+
+
+def test_a_broken_lark_grammar_is_unsatisfiable() -> None:
+    with pytest.raises(ConstraintUnsatisfiable, match="unknown name") as caught:
+        compile_constraint(Constraint(lark="start: missing_rule", param="tools"))
+    assert caught.value.param == "tools"
+
+
+def test_failures_are_not_cached_as_successes() -> None:
+    bad = Constraint.for_schema({"type": "string", "format": "colour-name"})
+    for _ in range(2):
+        with pytest.raises(ConstraintUnsatisfiable):
+            compile_constraint(bad)
+
+
+# ---- what a grammar accepts -------------------------------------------------------------------------------
+
+
+def test_json_is_compact_with_fixed_separators() -> None:
+    schema = Constraint.for_schema({"type": "object", "properties": {"a": {"type": "integer"},
+                                                                     "b": {"type": "array",
+                                                                           "items": {"type": "integer"}}},
+                                    "required": ["a", "b"], "additionalProperties": False})
+    assert _accepts(schema, '{"a": 1, "b": [1, 2]}')
+    assert not _accepts(schema, '{"a":1,"b":[1,2]}')
+    assert not _accepts(schema, '{ "a": 1, "b": [1, 2] }')
+    assert not _accepts(schema, '{"a": 1,\n "b": [1, 2]}')
+
+
+def test_properties_come_in_schema_order() -> None:
+    schema = Constraint.for_schema({"type": "object", "properties": {"z": {"type": "integer"},
+                                                                     "a": {"type": "integer"}},
+                                    "required": ["z", "a"], "additionalProperties": False})
+    assert _accepts(schema, '{"z": 1, "a": 2}')
+    assert not _accepts(schema, '{"a": 2, "z": 1}')
+
+
+def test_any_json_object_takes_objects_only() -> None:
+    constraint = Constraint.for_schema(ANY_JSON_OBJECT)
+    assert _accepts(constraint, '{"k": [1, {"n": null}], "s": "x"}')
+    assert _accepts(constraint, "{}")
+    assert not _accepts(constraint, "[1, 2]")
+    assert not _accepts(constraint, '"text"')
+
+
+def test_lark_grammars_constrain_too() -> None:
+    constraint = Constraint(lark='start: "yes" | "no"')
+    assert _accepts(constraint, "yes") and _accepts(constraint, "no")
+    assert not _accepts(constraint, "maybe")
+
+
+# ---- masks, one lane at a time ------------------------------------------------------------------------------
+
+DECODED_SCHEMAS: dict[str, dict[str, Any]] = {
+    "object": {"type": "object", "additionalProperties": False, "required": ["name", "tags", "kind"],
+               "properties": {"name": {"type": "string", "maxLength": 8},
+                              "tags": {"type": "array", "items": {"enum": ["a", "b"]}, "minItems": 1,
+                                       "maxItems": 3},
+                              "kind": {"anyOf": [{"const": 1}, {"type": "boolean"}]}}},
+    "refs": {"$defs": {"p": {"type": "object", "properties": {"x": {"type": "integer", "minimum": 0,
+                                                                    "maximum": 9}},
+                             "required": ["x"], "additionalProperties": False}},
+             "type": "array", "items": {"$ref": "#/$defs/p"}, "minItems": 2, "maxItems": 2},
+    "pattern": {"type": "string", "pattern": "^[a-c]{2}-[0-9]$"},
+}
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("name", sorted(DECODED_SCHEMAS))
+def test_masked_decoding_always_validates(name: str, seed: int) -> None:
+    schema = DECODED_SCHEMAS[name]
+    text = _decode(Constraint.for_schema(schema), seed)
+    jsonschema.validate(json.loads(text), schema)
+
+
+def test_apply_forbids_exactly_what_the_grammar_forbids() -> None:
+    vocabulary = _vocabulary()
+    state = _state(Constraint(lark='start: "yes" | "no"'))
+    logits = np.zeros(vocabulary.n_vocab, dtype=np.float32)
+    state.apply(logits)
+    allowed = np.flatnonzero(np.isfinite(logits))
+    texts = {vocabulary.tokenizer.decode_str([int(t)]) for t in allowed}
+    assert texts and all("yes".startswith(t) or "no".startswith(t) for t in texts), texts
+    assert np.isneginf(logits[vocabulary.tokenizer.tokenize_str("maybe")[0]])
+
+
+def test_advance_reports_a_refused_token_and_done_at_the_end() -> None:
+    vocabulary = _vocabulary()
+    state = _state(Constraint(lark='start: "yes"'))
+    assert not state.done and state.error is None
+    for token in vocabulary.tokenizer.tokenize_str("yes"):
+        assert state.advance(token)
+    assert state.done
+    refused = _state(Constraint(lark='start: "yes"'))
+    assert not refused.advance(vocabulary.tokenizer.tokenize_str("no")[0])
+    assert refused.error
+
+
+def test_lanes_keep_their_own_grammar_state() -> None:
+    constraint = Constraint(lark='start: "yes" | "no"')
+    first, second = _state(constraint), _state(constraint)
+    tokens = _vocabulary().tokenizer.tokenize_str("yes")
+    for token in tokens:
+        assert first.advance(token)
+    assert first.done and not second.done
+    assert second.advance(_vocabulary().tokenizer.tokenize_str("no")[0])
