@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -77,7 +76,7 @@ def test_concurrent_greedy_streams_match_one_at_a_time(http: httpx.Client, base_
         print(f"\nbatched vs one-at-a-time greedy text: {len(differing)} of {len(PROMPTS)} prompts differ")
     for i in differing:
         # llama.cpp's batched kernels round differently in the last bits: texts agree up to a near-tie.
-        assert os.path.commonprefix([batched[i], single[i]]), (batched[i], single[i])
+        assert batched[i][:1] == single[i][:1], (batched[i], single[i])
     # Batch-invariant lanes tick alone from a cold cache: concurrent and one-at-a-time are exactly equal.
     assert asyncio.run(together(invariant)) == alone(invariant)
 
