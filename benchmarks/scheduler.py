@@ -134,21 +134,30 @@ async def run_peer(peer: peers.Peer, eog: list[int], round_tag: str) -> dict[str
 
 
 def kv_bytes(path: Path, cells: int) -> int:
-    """f16 K and V for every layer: layers x (kv heads x head size) x 2 tensors x 2 bytes per cell."""
+    """f16 K and V for every layer: layers x (kv heads x head size) x 2 tensors x 2 bytes per cell,
+    read from the GGUF metadata (a vocab-only load has no per-layer shapes)."""
+    import ctypes
+
     import llama_cpp
 
     mparams = llama_cpp.llama_model_default_params()
     mparams.vocab_only = True
     model = llama_cpp.llama_model_load_from_file(str(path).encode(), mparams)
+
+    def meta(key: str) -> int:
+        buf = ctypes.create_string_buffer(64)
+        llama_cpp.llama_model_meta_val_str(model, key.encode(), buf, len(buf))
+        return int(buf.value)
+
     try:
-        n_layer = llama_cpp.llama_model_n_layer(model)
-        n_embd = llama_cpp.llama_model_n_embd(model)
-        n_head = llama_cpp.llama_model_n_head(model)
-        n_head_kv = llama_cpp.llama_model_n_head_kv(model)
+        arch = "llama"
+        n_layer = meta(f"{arch}.block_count")
+        n_embd = meta(f"{arch}.embedding_length")
+        n_head = meta(f"{arch}.attention.head_count")
+        n_head_kv = meta(f"{arch}.attention.head_count_kv")
     finally:
         llama_cpp.llama_model_free(model)
-    head = n_embd // n_head
-    return int(n_layer * n_head_kv * head * 2 * 2 * cells)
+    return int(n_layer * n_head_kv * (n_embd // n_head) * 2 * 2 * cells)
 
 
 def main() -> None:
