@@ -191,7 +191,8 @@ def test_batch_invariant_lane_gives_the_same_result_under_load(http: httpx.Clien
 def narrow(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     log_path = tmp_path_factory.mktemp("narrow") / "serve.log"
     running = start_server([DEFAULT_MODEL, "--parallel", "1", "--queue-size", "2", "--completion-burst", "2",
-                            "--completion-rate", "0.2", "--ctx-size", "2048"], log_path)
+                            "--completion-rate", "0.2", "--ctx-size", "2048", "--completion-deadline-ms", "400"],
+                           log_path)
     yield running
     stop_server(running)
 
@@ -267,3 +268,25 @@ def test_speculative_drafting_reports_itself_and_changes_no_text(http: httpx.Cli
     plain = http.post("/v1/chat/completions", json=body, headers={"x-superfluid-batch-invariant": "1"}).json()
     assert "spec" not in plain["superfluid"]
     assert plain["choices"][0]["message"]["content"] == drafted["choices"][0]["message"]["content"]
+
+
+def test_completion_class_replies_expire_at_the_deadline(narrow: RunningServer) -> None:
+    body = {"model": DEFAULT_MODEL, "prompt": "Once upon a time", "max_tokens": 1500, "temperature": 0,
+            "ignore_eos": True}
+    with httpx.Client(base_url=narrow.base_url, timeout=120) as client:
+        cut = client.post("/v1/completions", json=body, headers={"x-superfluid-qos": "completion"}).json()
+        whole = client.post("/v1/completions", json={**body, "max_tokens": 8}).json()
+    assert cut["superfluid"]["expired"] is True
+    assert cut["choices"][0]["finish_reason"] == "length"
+    assert cut["usage"]["completion_tokens"] < 1500
+    assert whole["superfluid"]["expired"] is False
+
+
+def test_a_reply_that_reaches_the_window_ends_with_length(narrow: RunningServer) -> None:
+    prompt = "Count: " + "one two three four five six seven eight nine ten " * 190
+    body = {"model": DEFAULT_MODEL, "prompt": prompt, "max_tokens": 1000, "temperature": 0, "ignore_eos": True}
+    with httpx.Client(base_url=narrow.base_url, timeout=300) as client:
+        reply = client.post("/v1/completions", json=body).json()
+    usage = reply["usage"]
+    assert reply["choices"][0]["finish_reason"] == "length"
+    assert usage["prompt_tokens"] + usage["completion_tokens"] == 2048  # the window, not max_tokens
