@@ -59,7 +59,8 @@ def _check_volatile_values(observed: Observed) -> None:
     cached = _cached_tokens(observed)
     if cached is not None:
         assert observed.headers["x-superfluid-warm"] == str(cached), "x-superfluid-warm disagrees with the body"
-    frames = observed.raw_body if isinstance(observed.raw_body, list) else None
+    streamed = observed.headers.get("content-type", "").startswith("text/event-stream")
+    frames = observed.raw_body if streamed and isinstance(observed.raw_body, list) else None
     if frames is not None:
         assert frames and frames[-1] == DONE, "a stream must end with data: [DONE]"
         chunks = [f for f in frames if isinstance(f, dict)]

@@ -134,4 +134,9 @@ def test_operation_conforms(case: schemathesis.Case[Any], base_url: str) -> None
     response = case.call(base_url=base_url)
     SENT[label] += 1
     STATUSES.setdefault(label, Counter())[response.status_code] += 1
+    if "retired" in (case.operation.tags or ()):
+        # 501 route_retired is these routes' documented answer; no other 5xx is.
+        assert response.status_code == 501 or response.status_code < 500, response.text[:300]
+        case.validate_response(response, checks=CHECKS[1:])
+        return
     case.validate_response(response, checks=CHECKS)

@@ -337,11 +337,11 @@ class Scheduler:
             if job.grammar is not None:
                 job.grammar.apply(logits)
         token = job.sampler.sample(job.lane.ctx, batch_index)
+        if self.model.is_eog(token) and not job.ignore_eos:
+            self._finish(job, "stop")  # the end token is not part of the reply, nor of its log probabilities
+            return None
         if job.logprobs is not None and distribution is not None:
             job.pending_logprobs.append(token_logprobs(distribution, token, job.logprobs, self._token_bytes))
-        if self.model.is_eog(token) and not job.ignore_eos:
-            self._finish(job, "stop")
-            return None
         job.generated += 1
         data = self.model.piece(token, self._piece_buf)
         grammar_done = False

@@ -1,9 +1,9 @@
 """Prompt-lookup drafting: guess the next tokens by finding the latest n-gram earlier in the sequence.
 
 Drafts are verified in the same batched decode as the lane's next token; each position is sampled in order
-with the lane's own chain, and the first disagreement ends the run. The text is the same as without drafting
-(every token is still drawn from its own position's distribution, in the same order); only the number of
-decodes changes.
+with the lane's own chain, and the first disagreement ends the run. Every token is still drawn from its own
+position's distribution, in the same order; what changes is the number of decodes (and, as with any batching,
+last-bit rounding).
 """
 
 from __future__ import annotations

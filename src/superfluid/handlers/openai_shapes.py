@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Iterable
 from typing import Any
 
@@ -23,16 +24,19 @@ def chat_logprobs(tokens: Iterable[TokenLogprob]) -> dict[str, Any]:
 def completion_logprobs(tokens: Iterable[TokenLogprob], start_offset: int) -> dict[str, Any]:
     """The legacy completions shape: parallel lists, text offsets counted from ``start_offset``.
 
-    A token's offset is where it starts in the text, counted in whole characters: a token that carries only part
-    of a character (one byte of an emoji) starts where that character does."""
+    Each token is listed as the text it adds: a token carrying only the first bytes of a character (part of an
+    emoji) adds "", and the token that completes the character adds all of it. So the tokens join to the text
+    and every offset points into it."""
     out: dict[str, Any] = {"tokens": [], "token_logprobs": [], "top_logprobs": [], "text_offset": []}
-    seen = b""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    offset = start_offset
     for t in tokens:
-        out["tokens"].append(t.token)
+        piece = decoder.decode(bytes(t.bytes))
+        out["tokens"].append(piece)
         out["token_logprobs"].append(t.logprob)
         out["top_logprobs"].append({a.token: a.logprob for a in t.top})
-        out["text_offset"].append(start_offset + len(seen.decode("utf-8", errors="ignore")))
-        seen += bytes(t.bytes)
+        out["text_offset"].append(offset)
+        offset += len(piece)
     return out
 
 
