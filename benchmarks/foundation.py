@@ -131,6 +131,8 @@ def main() -> None:
     parser.add_argument("--latency-rounds", type=int, default=200)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--record", action="store_true")
+    parser.add_argument("--server-arg", action="append", default=[],
+                        help="extra `superfluid serve` flag (repeatable), e.g. --server-arg=--spec-draft=0")
     args = parser.parse_args()
 
     source = resolve(DEFAULT_MODEL)
@@ -139,10 +141,11 @@ def main() -> None:
         f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.python_implementation()} "
         f"{platform.python_version()}, llama-cpp-python {llama_cpp.__version__}",
         f"model: {DEFAULT_MODEL} ({path.name}), threads={args.threads}, {args.tokens} tokens/stream, "
-        f"{args.rounds} rounds",
+        f"{args.rounds} rounds; server flags: --parallel 1 {' '.join(args.server_arg)}".rstrip(),
     ]
     log_path = Path("/tmp/superfluid-bench-serve.log")
-    server = start_server([DEFAULT_MODEL, "--threads", str(args.threads), "--parallel", "1"], log_path)
+    server = start_server([DEFAULT_MODEL, "--threads", str(args.threads), "--parallel", "1", *args.server_arg],
+                          log_path)
     try:
         with httpx.Client(base_url=server.base_url, timeout=300) as client:
             served_decode_rate(client, DEFAULT_MODEL, 16)  # warm-up

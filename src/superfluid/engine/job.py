@@ -106,6 +106,7 @@ class Job:
     finished: bool = False
     expired: bool = False
     spec: SpecStats = field(default_factory=SpecStats)
+    spec_pause: int = 0
 
     @property
     def rank(self) -> int:

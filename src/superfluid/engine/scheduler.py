@@ -36,6 +36,8 @@ log = logging.getLogger(__name__)
 
 RATE_WINDOW_S = 10.0
 SPEC_MAX_LANES = 2
+SPEC_PAUSE_AFTER_MISS = 32
+"""Decodes without drafting after a draft whose first token was already wrong."""
 """Drafting pays while the batch is mostly idle; with more lanes decoding, the batch is already full."""
 
 Entry = tuple[Lane, int, bool, str]
@@ -221,7 +223,9 @@ class Scheduler:
             job = lane.job
             assert job is not None and job.next_token is not None
             entries.append((lane, job.next_token, True, "gen"))
-            if self.spec_draft and len(decoding) <= SPEC_MAX_LANES and not job.batch_invariant:
+            if job.spec_pause > 0:
+                job.spec_pause -= 1
+            elif self.spec_draft and len(decoding) <= SPEC_MAX_LANES and not job.batch_invariant:
                 history = [*lane.tokens, job.next_token]
                 draft = lookup_draft(history, min(self.spec_draft, job.max_new_tokens - job.generated - 1))
                 entries.extend((lane, tok, True, "draft") for tok in draft)
@@ -271,13 +275,17 @@ class Scheduler:
         drafts = [token for _, token, kind in outputs if kind == "draft"]
         accepted = 0
         for position, (index, _, _) in enumerate(outputs):
-            token = self._sampled(job, index)
+            # Tokens in the cache that this output follows: the drafts after it are not committed yet.
+            committed = len(lane.tokens) - (len(drafts) - position)
+            token = self._sampled(job, index, committed)
             if token is None or position >= len(drafts) or token != drafts[position]:
                 break
             accepted += 1
         if drafts:
             job.spec.proposed += len(drafts)
             job.spec.accepted += accepted
+            if not accepted:  # a miss: the text is not repeating here; stop paying for drafts for a while
+                job.spec_pause = SPEC_PAUSE_AFTER_MISS
             keep = len(lane.tokens) - (len(drafts) - accepted)
             if keep < len(lane.tokens):  # rejected drafts leave the cache
                 llama_cpp.llama_memory_seq_rm(lane.memory, lane.seq, keep, -1)
@@ -324,7 +332,7 @@ class Scheduler:
         ptr = llama_cpp.llama_get_logits_ith(ctx, batch_index)
         return np.ctypeslib.as_array(ptr, shape=(self.model.meta.n_vocab,))
 
-    def _sampled(self, job: Job, batch_index: int) -> int | None:
+    def _sampled(self, job: Job, batch_index: int, committed: int) -> int | None:
         """Sample one output; returns the token, or None when the job ended with it."""
         assert job.sampler is not None and job.lane is not None
         if job.grammar is not None or job.logprobs is not None:
@@ -354,7 +362,7 @@ class Scheduler:
         self._emit(job, job.output.feed(data))
         if job.output.stopped or grammar_done:
             self._finish(job, "stop")
-        elif job.generated >= job.max_new_tokens or len(job.lane.tokens) + 1 >= self.model.n_ctx:
+        elif job.generated >= job.max_new_tokens or committed + 1 >= self.model.n_ctx:
             self._finish(job, "length")
         else:
             job.next_token = token
