@@ -14,7 +14,6 @@ from superfluid.engine.tool_calls import ToolCallDelta
 from superfluid.engine.types import Finished, TextDelta, TokenLogprob, TopLogprob, Usage
 from superfluid.errors import EngineFailure
 from superfluid.handlers import ollama_replies as replies
-from superfluid.http.streams import Frame
 
 STAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$")
 
@@ -81,18 +80,18 @@ def test_call_collector_joins_pieces() -> None:
 class _Generation:
     """Stands in for GenerationStream: replays a list of events."""
 
-    def __init__(self, *events: TextDelta | Finished) -> None:
+    def __init__(self, *events: TextDelta | Finished | None) -> None:
         self._events = events
 
-    async def events(self) -> AsyncIterator[TextDelta | Finished]:
+    async def timed_events(self, keepalive_s: float | None) -> AsyncIterator[TextDelta | Finished | None]:
         for event in self._events:
             yield event
 
 
-def _records(generation: _Generation, kind: replies.Kind = "chat", logprobs: bool = False) -> list[Frame]:
-    async def run() -> list[Frame]:
+def _records(generation: _Generation, kind: replies.Kind = "chat", logprobs: bool = False) -> list[Any]:
+    async def run() -> list[Any]:
         frames = replies.stream_records(generation, kind, "m", started_ns=time.monotonic_ns(),  # type: ignore[arg-type]
-                                        logprobs=logprobs)
+                                        logprobs=logprobs, keepalive_s=30.0)
         return [frame async for frame in frames]
 
     return asyncio.run(run())
@@ -140,3 +139,9 @@ def test_generate_stream_records() -> None:
     records = _records(_Generation(TextDelta(0, content="x"), Finished(0, "length", USAGE)), kind="generate")
     assert records[0]["response"] == "x" and records[-1]["response"] == ""
     assert records[-1]["done_reason"] == "length"
+
+
+def test_a_quiet_stream_passes_its_keep_alives_through() -> None:
+    records = _records(_Generation(TextDelta(0, content="a"), None, Finished(0, "stop", USAGE)))
+    assert records[1] is None  # the NDJSON encoder turns it into a done:false record
+    assert records[0] is not None and records[-1] is not None and records[-1]["done"] is True

@@ -97,6 +97,10 @@ class _Stream:
         if self._fail is not None:
             raise self._fail
 
+    async def timed_events(self, keepalive_s: float | None) -> Any:
+        async for event in self.events():
+            yield event
+
     def cancel(self) -> None:
         self.cancelled = True
 

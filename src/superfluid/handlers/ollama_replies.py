@@ -108,10 +108,14 @@ class CallCollector:
 
 
 async def stream_records(generation: GenerationStream, kind: Kind, model: str, *, started_ns: int,
-                         logprobs: bool) -> AsyncIterator[Frame]:
-    """Engine events -> records: one per piece of text, the tool calls whole, then the terminal record."""
+                         logprobs: bool, keepalive_s: float) -> AsyncIterator[Frame | None]:
+    """Engine events -> records: one per piece of text, the tool calls whole, then the terminal record;
+    ``None`` whenever the stream was quiet for ``keepalive_s``."""
     calls = CallCollector()
-    async for event in generation.events():
+    async for event in generation.timed_events(keepalive_s):
+        if event is None:
+            yield None
+            continue
         if isinstance(event, TextDelta):
             calls.add(event.tool_calls)
             if event.content or event.reasoning or (logprobs and event.logprobs):
@@ -152,10 +156,10 @@ async def reply(model: ServedModel, request: GenerationRequest, kind: Kind, *, s
     except BaseException:
         generation.cancel()
         raise
-    frames = stream_records(generation, kind, model.id, started_ns=started_ns, logprobs=logprobs)
+    frames = stream_records(generation, kind, model.id, started_ns=started_ns, logprobs=logprobs,
+                            keepalive_s=services().settings.keepalive_s)
     return StreamingResponse(
-        ndjson(frames, keepalive_s=services().settings.keepalive_s,
-               keepalive_frame=lambda: record(kind, model.id)),
+        ndjson(frames, keepalive_s=None, keepalive_frame=lambda: record(kind, model.id)),
         media_type=NDJSON,
     )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from superfluid.engine.types import SamplingParams
-from superfluid.errors import InvalidRequest, UnsupportedParameter
+from superfluid.errors import InvalidRequest
 
 
 def _number(body: dict[str, Any], name: str) -> float | None:
@@ -53,13 +53,6 @@ def stop_strings(raw: str | list[str] | None) -> tuple[str, ...]:
     if isinstance(raw, str):
         return (raw,) if raw else ()
     return tuple(s for s in raw if s)
-
-
-def refuse_unless_off(body: dict[str, Any], name: str, off: tuple[Any, ...], why: str) -> None:
-    """400 for a parameter this server does not serve yet, unless the request sends its 'off' value."""
-    value = body.get(name)
-    if value is not None and value not in off:
-        raise UnsupportedParameter(f"'{name}' is not supported: {why}", param=name)
 
 
 def usage_body(prompt: int, completion: int, cached: int) -> dict[str, Any]:
