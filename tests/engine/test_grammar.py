@@ -22,6 +22,7 @@ from superfluid.engine.grammar import (
     Constraint,
     GrammarState,
     GrammarTokenizer,
+    LazyGrammar,
     compile_constraint,
 )
 from superfluid.engine.model_sources import DEFAULT_MODEL, resolve
@@ -224,3 +225,45 @@ def test_lanes_keep_their_own_grammar_state() -> None:
         assert first.advance(token)
     assert first.done and not second.done
     assert second.advance(_vocabulary().tokenizer.tokenize_str("no")[0])
+
+
+# ---- lazy grammars ----------------------------------------------------------------------------------------
+
+
+def _feed_lazy(lazy: LazyGrammar, pieces: list[str]) -> tuple[int | None, str]:
+    """What the scheduler does with each decoded piece: where the grammar engages, and the text it takes."""
+    reply = ""
+    for piece in pieces:
+        reply += piece
+        at = lazy.trigger_at(reply)
+        if at is not None:
+            return at, reply[at:]
+        if not lazy.may_trigger_later(reply):
+            return None, ""
+        reply = lazy.keep(reply)
+    return None, ""
+
+
+@pytest.mark.parametrize("pieces, taken", [
+    (["Sure. ", "<tool", "_call>", "\n{"], "<tool_call>"),
+    (["Sure. <tool", "_call>\n{"], "<tool_call>\n{"),
+    (["<tool_call>"], "<tool_call>"),
+    (["words only"], None),
+    (["a" * 50, "<tool_ca", "ll>x"], "<tool_call>x"),
+])
+def test_a_lazy_grammar_engages_wherever_its_trigger_appears(pieces: list[str], taken: str | None) -> None:
+    at, text = _feed_lazy(LazyGrammar("<tool_call>", "grammar"), pieces)
+    assert (text if at is not None else None) == taken
+
+
+@pytest.mark.parametrize("pieces, taken", [
+    (['{"', "name", '": "f"'], '{"name": "f"'),
+    (["\n ", '{"name"'], '{"name"'),
+    (['{"na', "me"], None),
+    (["Sure: ", '{"name": "f"'], None),
+    (['{"nam', 'e_of": 1}', ' {"name"'], None),
+])
+def test_a_start_anchored_trigger_counts_only_at_the_start(pieces: list[str], taken: str | None) -> None:
+    lazy = LazyGrammar('{"name"', "grammar", at_start=True)
+    at, text = _feed_lazy(lazy, pieces)
+    assert (text if at is not None else None) == taken

@@ -46,6 +46,32 @@ class Constraint:
         return cls(json_schema=json.dumps(schema), param=param)
 
 
+@dataclass(frozen=True)
+class LazyGrammar:
+    """A grammar that engages once the reply writes ``trigger``, and matches the reply from the trigger on."""
+
+    trigger: str
+    grammar: str
+    at_start: bool = False
+    """The trigger counts only at the very start of the reply (leading whitespace aside)."""
+
+    def trigger_at(self, reply: str) -> int | None:
+        """Where the trigger starts in the reply so far; None while it has not appeared."""
+        if self.at_start:
+            head = reply.lstrip()
+            return len(reply) - len(head) if head.startswith(self.trigger) else None
+        at = reply.find(self.trigger)
+        return at if at >= 0 else None
+
+    def may_trigger_later(self, reply: str) -> bool:
+        """False once a start-anchored trigger can no longer appear (the reply began otherwise)."""
+        return not self.at_start or self.trigger.startswith(reply.lstrip())
+
+    def keep(self, reply: str) -> str:
+        """The part of a reply without the trigger that later text may still complete into it."""
+        return reply if self.at_start else reply[-len(self.trigger):]
+
+
 @functools.lru_cache(maxsize=256)
 def _compiled(json_schema: str | None, lark: str | None) -> str:
     if lark is not None:

@@ -8,11 +8,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from superfluid.engine.grammar import GrammarState
+from superfluid.engine.grammar import GrammarState, LazyGrammar
 from superfluid.engine.sampling import EffectiveSampling, SamplerChain
 from superfluid.engine.speculation import SpecStats
 from superfluid.engine.text_output import TextOutput
-from superfluid.engine.tool_calls import CallReader
+from superfluid.engine.tool_readers import CallReader
 from superfluid.engine.types import EngineEvent, TokenLogprob
 
 # Scheduling classes (x-superfluid-qos), most urgent first. Lower rank is admitted and prefilled first.
@@ -89,9 +89,11 @@ class Job:
     cancelled: bool = False
     arrival: int = field(default_factory=lambda: next(_arrivals))
     grammar: GrammarState | None = None
-    lazy_grammar: tuple[str, str] | None = None
-    """(trigger text, grammar): the grammar engages once the reply contains the trigger."""
+    lazy_grammar: LazyGrammar | None = None
+    """A grammar that engages once the reply writes its trigger."""
     calls: CallReader | None = None
+    preserve: frozenset[int] = frozenset()
+    """Control tokens written out as their text (a call format's markers), not dropped like other specials."""
     logprobs: int | None = None
     # engine-thread state
     raw_text: str = ""

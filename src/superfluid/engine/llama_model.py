@@ -201,6 +201,13 @@ class LlamaModel:
             n = llama_cpp.llama_tokenize(self.vocab, data, len(data), buf, capacity, add_special, parse_special)
         return list(buf[:n])
 
+    def control_token(self, text: str) -> int | None:
+        """The control token ``text`` spells in this vocabulary (one token that plain decoding drops), if any."""
+        tokens = self.tokenize(text, add_special=False, parse_special=True)
+        if len(tokens) != 1 or self.piece(tokens[0], ctypes.create_string_buffer(64)) != b"":
+            return None
+        return tokens[0]
+
     def piece(self, token: int, buf: ctypes.Array[ctypes.c_char], *, special: bool = False) -> bytes:
         n = llama_cpp.llama_token_to_piece(self.vocab, token, buf, len(buf), 0, special)
         if n < 0:

@@ -3,22 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from superfluid.engine.chat_template import ChatTemplate
-from superfluid.engine.grammar import Constraint, compile_constraint
-from superfluid.engine.tool_calls import (
-    HERMES_OPEN,
-    CallReader,
-    GenericReader,
-    HermesReader,
-    ToolPolicy,
-    generic_constraint,
-    generic_system_prompt,
-    hermes_constraint,
-    tool_format,
-)
+from superfluid.engine.grammar import Constraint, LazyGrammar, compile_constraint
+from superfluid.engine.tool_calls import ToolFormat, ToolPolicy, mistral_call_id, tool_format
+from superfluid.engine.tool_grammars import call_grammar, generic_system_prompt
+from superfluid.engine.tool_readers import CallReader, call_reader
 from superfluid.engine.types import ChatMessage
 from superfluid.errors import UnsupportedParameter
 
@@ -28,16 +21,14 @@ class OutputPlan:
     messages: list[dict[str, Any]]
     template_tools: list[dict[str, Any]] | None = None
     grammar: str | None = None
-    lazy: tuple[str, str] | None = None
-    reader: Literal["generic", "hermes"] | None = None
+    lazy: LazyGrammar | None = None
+    reader: ToolFormat | None = None
+    preserve: frozenset[int] = frozenset()
+    """Control tokens the reply writes out as text instead of dropping them: the call format's markers."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     def call_reader(self) -> CallReader | None:
-        if self.reader == "generic":
-            return GenericReader()
-        if self.reader == "hermes":
-            return HermesReader()
-        return None
+        return call_reader(self.reader) if self.reader is not None else None
 
 
 def _arguments_object(raw: Any) -> Any:
@@ -59,6 +50,23 @@ def _template_message(message: ChatMessage) -> dict[str, Any]:
                                   "arguments": _arguments_object(call.get("function", {}).get("arguments"))}}
             for call in calls
         ]
+    return out
+
+
+def _native_history(messages: tuple[ChatMessage, ...], fmt: ToolFormat) -> list[dict[str, Any]]:
+    """For templates that speak a call format: calls and results as the template reads them.
+
+    Mistral's templates refuse call ids that are not 9 alphanumeric characters, so other ids (``call_...``
+    from other servers) are mapped to stable 9-character ones, the same for a call and its result."""
+    out = [_template_message(m) for m in messages]
+    if fmt != "mistral":
+        return out
+    for entry in out:
+        if isinstance(entry.get("tool_call_id"), str):
+            entry["tool_call_id"] = mistral_call_id(entry["tool_call_id"])
+        if entry.get("tool_calls"):
+            entry["tool_calls"] = [{**c, "id": mistral_call_id(c["id"])} if isinstance(c.get("id"), str) else c
+                                   for c in entry["tool_calls"]]
     return out
 
 
@@ -88,24 +96,28 @@ def _with_system(messages: list[dict[str, Any]], text: str) -> list[dict[str, An
 
 
 def plan_output(messages: tuple[ChatMessage, ...], template: ChatTemplate, *, tools: ToolPolicy | None,
-                constraint: Constraint | None) -> OutputPlan:
+                constraint: Constraint | None, control: Mapping[str, int] | None = None) -> OutputPlan:
+    """``control``: the call format's markers that the model's vocabulary holds as control tokens."""
     if tools is not None and tools.active and constraint is not None:
         raise UnsupportedParameter(f"'{constraint.param}' cannot be combined with tools", param=constraint.param)
     grammar = compile_constraint(constraint) if constraint is not None else None
-    generic = tool_format(template.source, template.supports_tools) == "generic"
+    fmt = tool_format(template.source, template.supports_tools)
     if tools is None or not tools.active:
         # Earlier calls and results still belong in the prompt, in the form this template can show.
-        history = _generic_history(messages) if generic else [_template_message(m) for m in messages]
+        history = _generic_history(messages) if fmt == "generic" else _native_history(messages, fmt)
         return OutputPlan(messages=history, grammar=grammar)
-    if not generic:
-        rule, lazy = hermes_constraint(tools)
-        compiled = compile_constraint(rule)
-        return OutputPlan(
-            messages=[_template_message(m) for m in messages],
-            template_tools=[t.as_template_tool() for t in tools.callable_tools()],
-            grammar=None if lazy else compiled,
-            lazy=(HERMES_OPEN, compiled) if lazy else None,
-            reader="hermes",
-        )
-    history = _with_system(_generic_history(messages), generic_system_prompt(tools))
-    return OutputPlan(messages=history, grammar=compile_constraint(generic_constraint(tools)), reader="generic")
+    control = control or {}
+    calls = call_grammar(fmt, tools, control)
+    compiled = compile_constraint(calls.constraint)
+    if fmt == "generic":
+        history = _with_system(_generic_history(messages), generic_system_prompt(tools))
+        return OutputPlan(messages=history, grammar=compiled, reader="generic")
+    lazy = LazyGrammar(calls.trigger, compiled, at_start=calls.at_start) if calls.trigger is not None else None
+    return OutputPlan(
+        messages=_native_history(messages, fmt),
+        template_tools=[t.as_template_tool() for t in tools.callable_tools()],
+        grammar=None if lazy else compiled,
+        lazy=lazy,
+        reader=fmt,
+        preserve=frozenset(control.values()),
+    )

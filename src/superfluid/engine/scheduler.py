@@ -351,7 +351,7 @@ class Scheduler:
         if job.logprobs is not None and distribution is not None:
             job.pending_logprobs.append(token_logprobs(distribution, token, job.logprobs, self._token_bytes))
         job.generated += 1
-        data = self.model.piece(token, self._piece_buf)
+        data = self.model.piece(token, self._piece_buf, special=token in job.preserve)
         grammar_done = False
         if job.grammar is not None:
             if not job.grammar.advance(token):
@@ -373,19 +373,22 @@ class Scheduler:
         return self.model.piece(token, self._piece_buf, special=True)
 
     def _maybe_engage(self, job: Job, data: bytes) -> None:
-        """Lazy grammars: once the trigger appears, constrain the rest of the reply."""
-        assert job.lazy_grammar is not None and self.grammar_tokenizer is not None
-        trigger, grammar = job.lazy_grammar
+        """Lazy grammars: once the trigger appears, the grammar takes the reply from the trigger on."""
+        lazy = job.lazy_grammar
+        assert lazy is not None and self.grammar_tokenizer is not None
         job.raw_text += data.decode("utf-8", errors="ignore")
-        at = job.raw_text.find(trigger)
-        if at < 0:
-            job.raw_text = job.raw_text[-len(trigger):]
+        at = lazy.trigger_at(job.raw_text)
+        if at is None:
+            if lazy.may_trigger_later(job.raw_text):
+                job.raw_text = lazy.keep(job.raw_text)
+            else:
+                job.lazy_grammar = None  # the reply began otherwise: it stays free
             return
         job.lazy_grammar = None
-        state = self.grammar_tokenizer.state(grammar)
-        rest = job.raw_text[at + len(trigger):]
-        if rest and not state.matcher.consume_tokens(self.grammar_tokenizer.tokenizer.tokenize_str(rest)):
-            log.info("lazy grammar could not take %r after its trigger; leaving the reply unconstrained", rest)
+        state = self.grammar_tokenizer.state(lazy.grammar)
+        written = job.raw_text[at:]
+        if not state.matcher.consume_tokens(self.grammar_tokenizer.tokenizer.tokenize_str(written)):
+            log.info("lazy grammar could not take %r; leaving the reply unconstrained", written)
             return
         job.grammar = state
 

@@ -17,6 +17,7 @@ from superfluid.engine.sampling import resolve
 from superfluid.engine.scheduler import Scheduler
 from superfluid.engine.stream import GenerationStream
 from superfluid.engine.text_output import TextOutput
+from superfluid.engine.tool_calls import FORMAT_MARKERS, tool_format
 from superfluid.engine.types import ChatPrompt, FimPrompt, GenerationRequest, PreparedPrompt, TextPrompt
 from superfluid.errors import (
     ConstraintUnsatisfiable,
@@ -38,6 +39,10 @@ class ServedModel:
         self.template = profile.template
         self.sampling_defaults = profile.sampling_defaults
         self.grammar_tokenizer = GrammarTokenizer(llama.vocab, llama.meta.n_vocab, llama.eog_tokens)
+        # The call format's markers that this vocabulary holds as control tokens (Mistral's [TOOL_CALLS]).
+        fmt = tool_format(self.template.source, self.template.supports_tools)
+        markers = ((text, llama.control_token(text)) for text in FORMAT_MARKERS[fmt])
+        self.control_markers = {text: token for text, token in markers if token is not None}
         self.scheduler = Scheduler(llama, name=profile.id, grammar=self.grammar_tokenizer,
                                    spec_draft=settings.spec_draft)
 
@@ -73,7 +78,8 @@ class ServedModel:
     def prepare(self, request: GenerationRequest) -> PreparedPrompt:
         prompt = request.prompt
         if isinstance(prompt, ChatPrompt):
-            plan = plan_output(prompt.messages, self.template, tools=request.tools, constraint=request.constraint)
+            plan = plan_output(prompt.messages, self.template, tools=request.tools, constraint=request.constraint,
+                               control=self.control_markers)
             rendered = self.template.render(
                 plan.messages,
                 tools=plan.template_tools,
@@ -157,6 +163,7 @@ class ServedModel:
                 grammar=self._grammar_state(plan.grammar) if plan and plan.grammar else None,
                 lazy_grammar=plan.lazy if plan else None,
                 calls=plan.call_reader() if plan else None,
+                preserve=plan.preserve if plan else frozenset(),
                 logprobs=request.logprobs,
                 qos=request.qos,
                 deadline=deadline,

@@ -1,0 +1,195 @@
+"""The grammars that keep tool calls well-formed, one per call format, and the generic format's prompt.
+
+``required`` and a named function constrain the whole reply to calls. ``auto`` constrains lazily: the reply is
+free until the model writes the format's trigger, and from the trigger on the same grammar holds. Every
+call's arguments match its function's ``parameters`` schema, closed at the top level (no invented keys).
+JSON is written in one compact layout (``", "`` and ``": "``) that the readers rely on.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from superfluid.engine.grammar import JSON_OPTIONS, Constraint
+from superfluid.engine.tool_calls import (
+    GEMMA_CLOSE,
+    GEMMA_OPEN,
+    HERMES_CLOSE,
+    HERMES_OPEN,
+    LLAMA3_OPEN,
+    MISTRAL_OPEN,
+    ToolFormat,
+    ToolPolicy,
+    ToolSpec,
+    closed_objects,
+)
+from superfluid.errors import ConstraintUnsatisfiable
+
+
+@dataclass(frozen=True)
+class CallGrammar:
+    constraint: Constraint
+    trigger: str | None = None
+    """``auto``: the grammar engages where the reply writes this text (and matches from it on)."""
+    at_start: bool = False
+    """The trigger counts only at the start of the reply (after whitespace)."""
+
+
+def call_grammar(fmt: ToolFormat, policy: ToolPolicy, control: Mapping[str, int] | None = None) -> CallGrammar:
+    """The constraint for a policy with active tools, in a template's call format.
+
+    ``control`` maps the format's markers that the model's vocabulary holds as control tokens to their ids:
+    the grammar then takes the marker either as that token or spelled out."""
+    control = control or {}
+    if fmt == "generic":
+        return CallGrammar(generic_constraint(policy))
+    param = "tools" if policy.choice == "auto" else "tool_choice"
+    tools = policy.callable_tools()
+    if fmt == "hermes":
+        newline = _lit("\n")
+        block = f"{_marker(HERMES_OPEN, control)} {newline} call {newline} {_marker(HERMES_CLOSE, control)}"
+        start = f"{block} ({newline} {block})*" if policy.parallel else block
+        lark = f"start: {start}\ncall: {_json(_any_call(tools, 'arguments'))}\n"
+        trigger, at_start = HERMES_OPEN, False
+    elif fmt == "llama3":
+        # One call, as llama.cpp's Llama 3.x handler: the whole reply is the call object.
+        lark = f"start: {_json(_any_call(tools, 'parameters'))}\n"
+        trigger, at_start = LLAMA3_OPEN, True
+    elif fmt == "mistral":
+        array = {"type": "array", "items": _any_call(tools, "arguments"), "minItems": 1}
+        if not policy.parallel:
+            array["maxItems"] = 1
+        lark = f"start: {_marker(MISTRAL_OPEN, control)} {_json(array)}\n"
+        trigger, at_start = MISTRAL_OPEN, False
+    else:
+        lark = _gemma_lark(tools, policy.parallel, param)
+        trigger, at_start = GEMMA_OPEN, False
+    constraint = Constraint(lark=lark, param=param)
+    if policy.choice == "auto":
+        return CallGrammar(constraint, trigger=trigger, at_start=at_start)
+    return CallGrammar(constraint)
+
+
+def _lit(text: str) -> str:
+    """A Lark string literal."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _marker(text: str, control: Mapping[str, int]) -> str:
+    """A format's marker: its text, or the control token that spells it where the vocabulary has one."""
+    return f"({_lit(text)} | <[{control[text]}]>)" if text in control else _lit(text)
+
+
+def _json(schema: Any) -> str:
+    """A Lark ``%json`` item, in the compact layout."""
+    body = dict(schema) if isinstance(schema, dict) else ({} if schema is True else {"not": {}})
+    return "%json " + json.dumps({**body, "x-guidance": JSON_OPTIONS}, ensure_ascii=False)
+
+
+def _call_schema(tool: ToolSpec, args_key: str) -> dict[str, Any]:
+    params = closed_objects(tool.parameters or {"type": "object"}, deep=False)
+    return {
+        "type": "object",
+        "properties": {"name": {"const": tool.name}, args_key: params},
+        "required": ["name", args_key],
+        "additionalProperties": False,
+    }
+
+
+def _any_call(tools: tuple[ToolSpec, ...], args_key: str) -> dict[str, Any]:
+    if len(tools) == 1:
+        return _call_schema(tools[0], args_key)
+    return {"anyOf": [_call_schema(t, args_key) for t in tools]}
+
+
+# ---- Gemma: ```tool_code\nname(key=value, ...)\n``` ------------------------------------------------------
+
+_GEMMA_KEY = re.compile(r"[^\s=(),`]+")
+
+
+def _gemma_lark(tools: tuple[ToolSpec, ...], parallel: bool, param: str) -> str:
+    rules: list[str] = []
+    names = []
+    for i, tool in enumerate(tools):
+        if not _GEMMA_KEY.fullmatch(tool.name):
+            raise ConstraintUnsatisfiable(f"'{tool.name}' cannot be written as a tool_code call", param=param)
+        names.append(f"c{i}")
+        rules.append(f"c{i}: {_lit(tool.name + '(')} {_gemma_arguments(tool, f'c{i}', rules, param)} \")\"")
+    call = f"call: {' | '.join(names)}"
+    body = 'call ("\\n" call)*' if parallel else "call"
+    start = f"start: {_lit(GEMMA_OPEN + chr(10))} {body} {_lit(chr(10) + GEMMA_CLOSE)}"
+    return "\n".join([start, call, *rules, 'GEMMA_KEY: /[A-Za-z_][A-Za-z0-9_]*/']) + "\n"
+
+
+def _gemma_arguments(tool: ToolSpec, prefix: str, rules: list[str], param: str) -> str:
+    """The expression for a call's keyword arguments: schema order, required ones present, values as JSON."""
+    schema = tool.parameters or {"type": "object"}
+    if not isinstance(schema, dict) or schema.get("type", "object") != "object":
+        raise ConstraintUnsatisfiable(f"tool_code calls take keyword arguments; the parameters of '{tool.name}' "
+                                      "are not an object", param=param)
+    defs = {k: schema[k] for k in ("$defs", "definitions") if k in schema}
+    properties = schema.get("properties")
+    if not isinstance(properties, dict) or not properties:
+        extra = schema.get("additionalProperties", properties is None)
+        if extra is False:
+            return '""'
+        value = _json({**(extra if isinstance(extra, dict) else {}), **defs})
+        rules.append(f'{prefix}_kv: GEMMA_KEY "=" {value}')
+        return f'({prefix}_kv (", " {prefix}_kv)*)?'
+    required = set(schema.get("required") or ())
+    keys = list(properties)
+    for i, key in enumerate(keys):
+        if not _GEMMA_KEY.fullmatch(key):
+            raise ConstraintUnsatisfiable(f"the argument '{key}' of '{tool.name}' cannot be written as a tool_code "
+                                          "keyword", param=param)
+        prop = properties[key]
+        rules.append(f"{prefix}_p{i}: {_lit(key + '=')} {_json({**prop, **defs} if isinstance(prop, dict) else prop)}")
+    # f{i}: arguments i.. when none was written yet; r{i}: the same after at least one (each behind ", ").
+    rules.append(f'{prefix}_f{len(keys)}: ""')
+    rules.append(f'{prefix}_r{len(keys)}: ""')
+    for i in reversed(range(len(keys))):
+        item, rest, first = f"{prefix}_p{i}", f"{prefix}_r{i + 1}", f"{prefix}_f{i + 1}"
+        if keys[i] in required:
+            rules.append(f"{prefix}_f{i}: {item} {rest}")
+            rules.append(f'{prefix}_r{i}: ", " {item} {rest}')
+        else:
+            rules.append(f"{prefix}_f{i}: {item} {rest} | {first}")
+            rules.append(f'{prefix}_r{i}: ", " {item} {rest} | {rest}')
+    return f"{prefix}_f0"
+
+
+# ---- generic: constrained JSON for templates without tool support --------------------------------------------
+
+
+def _calls_array(policy: ToolPolicy) -> dict[str, Any]:
+    array: dict[str, Any] = {"type": "array", "items": _any_call(policy.callable_tools(), "arguments"),
+                             "minItems": 1}
+    if not policy.parallel:
+        array["maxItems"] = 1
+    return array
+
+
+def generic_constraint(policy: ToolPolicy) -> Constraint:
+    calls = {"type": "object", "properties": {"tool_calls": _calls_array(policy)}, "required": ["tool_calls"],
+             "additionalProperties": False}
+    if policy.choice != "auto":
+        return Constraint.for_schema(calls, param="tool_choice")
+    words = {"type": "object", "properties": {"response": {"type": "string"}}, "required": ["response"],
+             "additionalProperties": False}
+    return Constraint.for_schema({"anyOf": [calls, words]}, param="tools")
+
+
+def generic_system_prompt(policy: ToolPolicy) -> str:
+    lines = ["You can call these tools. Each is described as JSON:"]
+    for tool in policy.callable_tools():
+        lines.append(json.dumps({"name": tool.name, "description": tool.description,
+                                 "parameters": tool.parameters}, ensure_ascii=False))
+    lines.append('To call tools, reply with JSON: {"tool_calls": [{"name": <tool name>, "arguments": <arguments '
+                 'object>}]}.')
+    if policy.choice == "auto":
+        lines.append('To answer without a tool, reply with JSON: {"response": <your answer as a string>}.')
+    return "\n".join(lines)

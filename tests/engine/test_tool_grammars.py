@@ -1,0 +1,262 @@
+"""The call grammars, per format: what they accept, what they refuse, and that their output reads back.
+
+Grammars are checked on the bundled model's real vocabulary (a vocab-only load, no weights). Decoding driven by
+random logits, masked by a format's grammar, must always give text that the format's reader turns into calls
+whose arguments validate against the function's schema.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+
+import jsonschema
+import llama_cpp
+import numpy as np
+import pytest
+
+import superfluid.engine.llama_model  # noqa: F401  (quiets llama.cpp's loader log)
+from superfluid.engine.grammar import GrammarTokenizer, compile_constraint
+from superfluid.engine.model_sources import DEFAULT_MODEL, resolve
+from superfluid.engine.tool_calls import ToolFormat, ToolPolicy, ToolSpec
+from superfluid.engine.tool_grammars import call_grammar, generic_constraint, generic_system_prompt
+from superfluid.engine.tool_readers import call_reader
+from superfluid.errors import ConstraintUnsatisfiable
+
+# llguidance's llama.cpp bridge reads every token through a deprecated llama-cpp-python call.
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:llama_cpp")
+
+WEATHER = ToolSpec("get_weather", "Weather", {
+    "type": "object",
+    "properties": {"city": {"type": "string", "maxLength": 12}, "unit": {"enum": ["celsius", "fahrenheit"]},
+                   "days": {"type": "integer", "minimum": 1, "maximum": 9}},
+    "required": ["city"]})
+CLOCK = ToolSpec("get_time", "Time", {"type": "object", "properties": {}})
+
+
+def _policy(choice: str = "required", parallel: bool = False) -> ToolPolicy:
+    return ToolPolicy(tools=(WEATHER, CLOCK), choice=choice, parallel=parallel)
+
+
+@functools.cache
+def _vocabulary() -> GrammarTokenizer:
+    """The bundled model's vocabulary as llguidance sees it (a vocab-only load: no weights, well under 1 s)."""
+    llama_cpp.llama_backend_init()
+    params = llama_cpp.llama_model_default_params()
+    params.vocab_only = True
+    model = llama_cpp.llama_model_load_from_file(str(resolve(DEFAULT_MODEL).locate()).encode(), params)
+    assert model, "the bundled model is missing"
+    vocab = llama_cpp.llama_model_get_vocab(model)
+    return GrammarTokenizer(vocab, int(llama_cpp.llama_vocab_n_tokens(vocab)), (int(llama_cpp.llama_vocab_eos(vocab)),))
+
+
+def _accepts(grammar: str, text: str) -> bool:
+    """Whether the grammar matches all of ``text`` and may end there."""
+    vocabulary = _vocabulary()
+    state = vocabulary.state(grammar)
+    ok = state.matcher.consume_tokens(vocabulary.tokenizer.tokenize_str(text))
+    return bool(ok) and bool(state.matcher.is_accepting())
+
+
+def _grammar(fmt: ToolFormat, choice: str = "required", parallel: bool = False) -> str:
+    return compile_constraint(call_grammar(fmt, _policy(choice, parallel)).constraint)
+
+
+# ---- generic ------------------------------------------------------------------------------------------------
+
+CALL = '{"tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}]}'
+TWO_CALLS = ('{"tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}, '
+             '{"name": "get_time", "arguments": {}}]}')
+
+
+def test_generic_constraint_shapes() -> None:
+    required = compile_constraint(generic_constraint(_policy("required")))
+    assert _accepts(required, CALL)
+    assert not _accepts(required, TWO_CALLS), "one call unless parallel calls were asked for"
+    assert not _accepts(required, '{"response": "Hi"}')
+    assert not _accepts(required, CALL.replace('"Paris"}', '"Paris", "extra": 1}')), "arguments are closed"
+    assert _accepts(compile_constraint(generic_constraint(_policy("required", parallel=True))), TWO_CALLS)
+    auto = compile_constraint(generic_constraint(_policy("auto")))
+    assert _accepts(auto, CALL) and _accepts(auto, '{"response": "Hi"}')
+    named = compile_constraint(generic_constraint(_policy("get_time")))
+    assert not _accepts(named, CALL)
+    assert _accepts(named, '{"tool_calls": [{"name": "get_time", "arguments": {}}]}')
+
+
+def test_generic_constraint_param_names_the_field_to_blame() -> None:
+    assert generic_constraint(_policy("required")).param == "tool_choice"
+    assert generic_constraint(_policy("auto")).param == "tools"
+    assert call_grammar("generic", _policy("auto")).trigger is None, "the generic reply is always constrained"
+
+
+def test_generic_system_prompt_describes_tools_and_the_reply_format() -> None:
+    text = generic_system_prompt(_policy("auto"))
+    assert '"name": "get_weather"' in text and '"name": "get_time"' in text
+    assert '{"tool_calls": [' in text and '{"response":' in text
+    named = generic_system_prompt(_policy("get_time"))
+    assert "get_weather" not in named
+    assert '{"response":' not in named
+
+
+# ---- native formats -----------------------------------------------------------------------------------------
+
+HERMES = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+HERMES_CLOCK = '<tool_call>\n{"name": "get_time", "arguments": {}}\n</tool_call>'
+LLAMA3 = '{"name": "get_weather", "parameters": {"city": "Paris"}}'
+LLAMA3_CLOCK = '{"name": "get_time", "parameters": {}}'
+MISTRAL = '[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}}]'
+MISTRAL_CLOCK = '[TOOL_CALLS][{"name": "get_time", "arguments": {}}]'
+MISTRAL_TWO = ('[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}}, '
+               '{"name": "get_time", "arguments": {}}]')
+GEMMA = '```tool_code\nget_weather(city="Paris")\n```'
+GEMMA_CLOCK = "```tool_code\nget_time()\n```"
+GEMMA_TWO = '```tool_code\nget_weather(city="Paris")\nget_time()\n```'
+
+
+@pytest.mark.parametrize("fmt, one, clock, two, refused", [
+    ("hermes", HERMES, HERMES_CLOCK, HERMES + "\n" + HERMES_CLOCK,
+     [HERMES.replace('"Paris"}', '"Paris", "x": 1}'), "Sure. " + HERMES, HERMES.replace("arguments", "parameters")]),
+    ("llama3", LLAMA3, LLAMA3_CLOCK, None,
+     [LLAMA3.replace('"Paris"}', '"Paris", "x": 1}'), "Sure. " + LLAMA3, LLAMA3.replace("parameters", "arguments"),
+      LLAMA3 + "\n" + LLAMA3_CLOCK]),
+    ("mistral", MISTRAL, MISTRAL_CLOCK, MISTRAL_TWO,
+     [MISTRAL.replace('"Paris"}', '"Paris", "x": 1}'), "Sure. " + MISTRAL, "[TOOL_CALLS][]",
+      MISTRAL.replace('}}]', '}, "id": "abcdefghi"}]')]),
+    ("gemma", GEMMA, GEMMA_CLOCK, GEMMA_TWO,
+     [GEMMA.replace('"Paris"', '"Paris", x=1'), "Sure. " + GEMMA, GEMMA.replace('"Paris"', "Paris"),
+      GEMMA.replace('city="Paris"', 'unit="celsius"'), GEMMA.replace('city="Paris"', 'city = "Paris"')]),
+], ids=["hermes", "llama3", "mistral", "gemma"])
+def test_native_constraint_shapes(fmt: ToolFormat, one: str, clock: str, two: str | None, refused: list[str]) -> None:
+    required = _grammar(fmt)
+    assert _accepts(required, one) and _accepts(required, clock)
+    for text in refused:
+        assert not _accepts(required, text), text
+    named = _grammar(fmt, "get_time")
+    assert _accepts(named, clock) and not _accepts(named, one)
+    if two is not None:
+        assert not _accepts(required, two), "one call unless parallel calls were asked for"
+        assert _accepts(_grammar(fmt, parallel=True), two)
+    auto = call_grammar(fmt, _policy("auto"))
+    assert auto.trigger is not None and one.startswith(auto.trigger)
+    assert _accepts(compile_constraint(auto.constraint), one), "auto holds the same grammar from the trigger on"
+    assert auto.constraint.param == "tools" and call_grammar(fmt, _policy()).constraint.param == "tool_choice"
+
+
+@pytest.mark.parametrize("fmt, trigger, at_start", [
+    ("hermes", "<tool_call>", False), ("llama3", '{"name"', True), ("mistral", "[TOOL_CALLS]", False),
+    ("gemma", "```tool_code", False)])
+def test_auto_triggers(fmt: ToolFormat, trigger: str, at_start: bool) -> None:
+    auto = call_grammar(fmt, _policy("auto"))
+    assert (auto.trigger, auto.at_start) == (trigger, at_start)
+    assert call_grammar(fmt, _policy("required")).trigger is None, "required constrains the whole reply"
+
+
+def test_a_marker_held_as_a_control_token_is_taken_as_that_token_or_spelled_out() -> None:
+    vocabulary = _vocabulary()
+    token = 1  # stands in for a vocabulary's [TOOL_CALLS] control token
+    grammar = compile_constraint(call_grammar("mistral", _policy(), {"[TOOL_CALLS]": token}).constraint)
+    state = vocabulary.state(grammar)
+    assert state.matcher.consume_tokens([token, *vocabulary.tokenizer.tokenize_str(MISTRAL[len("[TOOL_CALLS]"):])])
+    assert state.matcher.is_accepting()
+    assert _accepts(grammar, MISTRAL)
+    hermes = compile_constraint(call_grammar("hermes", _policy(), {"<tool_call>": token}).constraint)
+    assert _accepts(hermes, HERMES)
+    assert "<[1]>" in call_grammar("hermes", _policy(), {"<tool_call>": token}).constraint.lark
+
+
+def test_llama3_takes_one_call_even_when_parallel_calls_are_allowed() -> None:
+    assert not _accepts(_grammar("llama3", parallel=True), LLAMA3 + "\n" + LLAMA3_CLOCK)
+
+
+@pytest.mark.parametrize("text, ok", [
+    ('f(a="x", b=1, c=true)', True),
+    ('f(a="x", c=true)', True),
+    ('f(a="x")', True),
+    ('f(a="x", b=1)', True),
+    ("f(b=1)", False),
+    ('f(b=1, a="x")', False),
+    ('f(a="x",b=1)', False),
+    ('f(a="x", , b=1)', False),
+    ('f(a="x", b=1, c=true, d=2)', False),
+    ("f()", False),
+], ids=["all", "skip_optional", "only_required", "skip_last", "missing_required", "out_of_order",
+        "no_space", "empty_argument", "unknown_argument", "nothing"])
+def test_gemma_keyword_arguments(text: str, ok: bool) -> None:
+    tool = ToolSpec("f", "", {"type": "object", "required": ["a"], "properties": {
+        "a": {"type": "string"}, "b": {"type": "integer"}, "c": {"type": "boolean"}}})
+    grammar = compile_constraint(call_grammar("gemma", ToolPolicy(tools=(tool,), choice="required")).constraint)
+    assert _accepts(grammar, f"```tool_code\n{text}\n```") is ok
+
+
+def test_gemma_open_arguments_and_definitions() -> None:
+    open_tool = ToolSpec("f", "", {"type": "object"})
+    grammar = compile_constraint(call_grammar("gemma", ToolPolicy(tools=(open_tool,), choice="f")).constraint)
+    assert _accepts(grammar, '```tool_code\nf(anything=[1, {"a": null}], more="x")\n```')
+    assert _accepts(grammar, "```tool_code\nf()\n```")
+    refs = ToolSpec("g", "", {"type": "object", "$defs": {"n": {"type": "integer"}},
+                              "properties": {"n": {"$ref": "#/$defs/n"}}, "required": ["n"]})
+    grammar = compile_constraint(call_grammar("gemma", ToolPolicy(tools=(refs,), choice="g")).constraint)
+    assert _accepts(grammar, "```tool_code\ng(n=3)\n```")
+    assert not _accepts(grammar, '```tool_code\ng(n="3")\n```')
+
+
+@pytest.mark.parametrize("tool, words", [
+    (ToolSpec("f", "", {"type": "array"}), "not an object"),
+    (ToolSpec("f", "", {"type": "object", "properties": {"a b": {}}}), "'a b'"),
+    (ToolSpec("f(x)", "", {"type": "object"}), "'f(x)'"),
+])
+def test_gemma_refuses_what_keyword_calls_cannot_write(tool: ToolSpec, words: str) -> None:
+    with pytest.raises(ConstraintUnsatisfiable) as caught:
+        call_grammar("gemma", ToolPolicy(tools=(tool,), choice="auto"))
+    assert words in str(caught.value)
+    assert caught.value.param == "tools"
+
+
+# ---- decoding under each grammar reads back as valid calls -----------------------------------------------------
+
+
+def _decode(grammar: str, seed: int, limit: int = 300) -> str:
+    """Greedy decoding over random logits, masked by the grammar before every pick."""
+    vocabulary = _vocabulary()
+    state = vocabulary.state(grammar)
+    rng = np.random.default_rng(seed)
+    tokens: list[int] = []
+    eos = set(vocabulary.tokenizer.eos_tokens)
+    for _ in range(limit):
+        logits = rng.normal(size=vocabulary.n_vocab).astype(np.float32)
+        state.apply(logits)
+        token = int(np.argmax(logits))
+        assert np.isfinite(logits[token]), "the mask left no token to pick"
+        if token in eos:
+            break
+        assert state.advance(token), state.error
+        tokens.append(token)
+        if state.done:
+            break
+    else:
+        pytest.fail("the grammar never let the output end")
+    return str(vocabulary.tokenizer.decode_str(tokens))
+
+
+@pytest.mark.parametrize("fmt", ["generic", "hermes", "llama3", "mistral", "gemma"])
+@pytest.mark.parametrize("parallel", [False, True])
+def test_random_decoding_reads_back_as_valid_calls(fmt: ToolFormat, parallel: bool) -> None:
+    schemas = {WEATHER.name: WEATHER.parameters, CLOCK.name: CLOCK.parameters}
+    grammar = _grammar(fmt, parallel=parallel)
+    for seed in range(6):
+        text = _decode(grammar, seed)
+        reader = call_reader(fmt)
+        pieces = [text[i: i + 3] for i in range(0, len(text), 3)]
+        deltas = [d for piece in pieces for d in reader.feed(piece).calls] + reader.finish().calls
+        calls: dict[int, dict[str, str]] = {}
+        for delta in deltas:
+            if delta.name is not None:
+                calls[delta.index] = {"name": delta.name, "arguments": ""}
+            calls[delta.index]["arguments"] += delta.arguments
+        assert calls, text
+        if not parallel or fmt == "llama3":
+            assert len(calls) == 1, text
+        for call in calls.values():
+            arguments = json.loads(call["arguments"])
+            jsonschema.validate(arguments, schemas[call["name"]])
+            assert set(arguments) <= set(schemas[call["name"]]["properties"]), text
