@@ -85,3 +85,20 @@ def test_serve_subcommand_is_required(capsys: pytest.CaptureFixture[str]) -> Non
     with pytest.raises(SystemExit):
         _parser().parse_args([])
     capsys.readouterr()
+
+
+def test_override_kv_is_repeatable_and_typed() -> None:
+    settings = _settings("--override-kv", "tokenizer.ggml.fim_pre_token_id=int:11",
+                         "--override-kv", "tokenizer.ggml.add_bos_token=bool:false",
+                         "--override-kv", "general.name=str:house model")
+    assert settings.override_kv == (("tokenizer.ggml.fim_pre_token_id", "int", "11"),
+                                    ("tokenizer.ggml.add_bos_token", "bool", "false"),
+                                    ("general.name", "str", "house model"))
+
+
+@pytest.mark.parametrize("bad", ["no-equals", "key=int", "key=long:3", "key=int:three", "key=bool:yes",
+                                 "=int:3", "key=float:x"])
+def test_override_kv_refuses_malformed_values(bad: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        _settings("--override-kv", bad)
+    assert "--override-kv" in capsys.readouterr().err

@@ -11,7 +11,14 @@ from pathlib import Path
 from superfluid import __version__
 from superfluid.engine.chat_template import BUILTIN_TEMPLATES
 from superfluid.engine.model_sources import DEFAULT_MODEL, ModelSourceError
-from superfluid.settings import DEFAULT_PORT, Settings
+from superfluid.settings import DEFAULT_PORT, KvOverride, Settings, parse_override
+
+
+def _override(text: str) -> KvOverride:
+    try:
+        return parse_override(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -53,6 +60,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="prompt-lookup draft tokens per decode while at most 2 lanes decode (0: off)")
     serve.add_argument("--http-allow-batch-invariant", action="store_true",
                        help="honour x-superfluid-batch-invariant (a lane that ticks alone)")
+    serve.add_argument("--override-kv", action="append", default=[], type=_override, metavar="KEY=TYPE:VALUE",
+                       help="override a GGUF metadata key for every model (repeatable), e.g. "
+                            "tokenizer.ggml.add_bos_token=bool:false; TYPE is int, float, bool or str")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     return parser
 
@@ -82,6 +92,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         completion_rate=args.completion_rate,
         allow_batch_invariant=args.http_allow_batch_invariant,
         spec_draft=args.spec_draft,
+        override_kv=tuple(args.override_kv),
     )
 
 

@@ -8,6 +8,34 @@ from pathlib import Path
 DEFAULT_PORT = 8453
 MAX_BODY_BYTES = 100 * 1024 * 1024
 
+KvOverride = tuple[str, str, str]
+"""One GGUF metadata override: (key, type, value), type one of int, float, bool, str (llama-server's
+``--override-kv KEY=TYPE:VALUE``)."""
+
+OVERRIDE_TYPES = ("int", "float", "bool", "str")
+
+
+def parse_override(text: str) -> KvOverride:
+    """``KEY=TYPE:VALUE`` -> (key, type, value); ValueError says what is wrong."""
+    key, eq, rest = text.partition("=")
+    kind, colon, value = rest.partition(":")
+    if not eq or not colon or not key:
+        raise ValueError(f"expected KEY=TYPE:VALUE, got '{text}'")
+    if kind not in OVERRIDE_TYPES:
+        raise ValueError(f"type must be one of {', '.join(OVERRIDE_TYPES)}; got '{kind}' in '{text}'")
+    if len(key.encode()) >= 128 or (kind == "str" and len(value.encode()) >= 128):
+        raise ValueError(f"keys and string values are limited to 127 bytes: '{text}'")
+    try:
+        if kind == "int":
+            int(value)
+        elif kind == "float":
+            float(value)
+        elif kind == "bool" and value not in ("true", "false"):
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"'{value}' is not a {kind} in '{text}'") from None
+    return key, kind, value
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -51,5 +79,7 @@ class Settings:
     """Per-client token bucket for fill-in-the-middle requests: burst size and refill per second."""
     spec_draft: int = 4
     """Most prompt-lookup draft tokens verified per decode while few lanes are busy; 0 turns drafting off."""
+    override_kv: tuple[KvOverride, ...] = field(default_factory=tuple)
+    """GGUF metadata overrides (key, int|float|bool|str, value) applied to every model this server loads."""
     allow_batch_invariant: bool = False
     """Honour x-superfluid-batch-invariant (--http-allow-batch-invariant)."""

@@ -11,6 +11,7 @@ from pathlib import Path
 import llama_cpp
 
 from superfluid.errors import EngineFailure
+from superfluid.settings import KvOverride
 
 log = logging.getLogger(__name__)
 
@@ -65,20 +66,44 @@ _SAMPLING_KEYS = {
 }
 
 
-def _load(path: Path, *, vocab_only: bool) -> llama_cpp.llama_model_p:
+_OVERRIDE_TAGS = {"int": llama_cpp.LLAMA_KV_OVERRIDE_TYPE_INT, "float": llama_cpp.LLAMA_KV_OVERRIDE_TYPE_FLOAT,
+                  "bool": llama_cpp.LLAMA_KV_OVERRIDE_TYPE_BOOL, "str": llama_cpp.LLAMA_KV_OVERRIDE_TYPE_STR}
+
+
+def _override_array(overrides: tuple[KvOverride, ...]) -> ctypes.Array[llama_cpp.llama_model_kv_override]:
+    """The C array llama.cpp reads: one entry per override, then one with an empty key."""
+    array = (llama_cpp.llama_model_kv_override * (len(overrides) + 1))()
+    for entry, (key, kind, value) in zip(array, overrides, strict=False):
+        entry.tag = _OVERRIDE_TAGS[kind]
+        entry.key = key.encode()
+        if kind == "int":
+            entry.value.val_i64 = int(value)
+        elif kind == "float":
+            entry.value.val_f64 = float(value)
+        elif kind == "bool":
+            entry.value.val_bool = value == "true"
+        else:
+            entry.value.val_str = value.encode()
+    return array
+
+
+def _load(path: Path, *, vocab_only: bool, overrides: tuple[KvOverride, ...] = ()) -> llama_cpp.llama_model_p:
     llama_cpp.llama_backend_init()
     mparams = llama_cpp.llama_model_default_params()
     mparams.n_gpu_layers = 0
     mparams.vocab_only = vocab_only
+    if overrides:
+        array = _override_array(overrides)  # llama.cpp reads it during the load only
+        mparams.kv_overrides = ctypes.cast(array, ctypes.POINTER(llama_cpp.llama_model_kv_override))
     model = llama_cpp.llama_model_load_from_file(str(path).encode(), mparams)
     if not model:
         raise EngineFailure(f"llama.cpp could not load {path}")
     return model  # type: ignore[no-any-return]
 
 
-def probe_metadata(path: Path) -> ModelMetadata:
+def probe_metadata(path: Path, overrides: tuple[KvOverride, ...] = ()) -> ModelMetadata:
     """Read a GGUF's metadata and vocabulary without loading its weights."""
-    model = _load(path, vocab_only=True)
+    model = _load(path, vocab_only=True, overrides=overrides)
     try:
         return _read_metadata(model, path)
     finally:
@@ -146,9 +171,9 @@ class LlamaModel:
     """Owns one llama_model and one llama_context. Decode calls must come from one thread at a time."""
 
     def __init__(self, path: Path, *, n_ctx: int, n_seq_max: int, n_batch: int, n_threads: int,
-                 kv_size: int = 0) -> None:
+                 kv_size: int = 0, overrides: tuple[KvOverride, ...] = ()) -> None:
         self.path = path
-        model = _load(path, vocab_only=False)
+        model = _load(path, vocab_only=False, overrides=overrides)
         self.model = model
         self.vocab = llama_cpp.llama_model_get_vocab(model)
         self.meta = _read_metadata(model, path)

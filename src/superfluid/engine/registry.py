@@ -54,7 +54,8 @@ class ModelRegistry:
 
             def probe() -> ModelProfile:
                 path = source.locate()
-                return ModelProfile.build(model_id, source.origin, path, probe_metadata(path), self.settings)
+                meta = probe_metadata(path, self.settings.override_kv)
+                return ModelProfile.build(model_id, source.origin, path, meta, self.settings)
 
             cached = await asyncio.to_thread(probe)
             self._profiles[model_id] = cached
