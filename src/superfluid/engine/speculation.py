@@ -1,37 +1,45 @@
-"""Prompt-lookup drafting: guess the next tokens by finding the latest n-gram earlier in the sequence.
+"""Prompt-lookup drafting: when the reply is repeating earlier text, guess that it goes on repeating it.
 
 Drafts are verified in the same batched decode as the lane's next token; each position is sampled in order
 with the lane's own chain, and the first disagreement ends the run. Every token is still drawn from its own
 position's distribution, in the same order; what changes is the number of decodes (and, as with any batching,
 last-bit rounding).
+
+On a CPU a decode of k tokens costs nearly k times one token for small k (measured on the bundled model with
+two threads: 1 token 7.1 ms, 3 tokens 16 ms, 5 tokens 25 ms), so a draft pays only when it is almost surely
+accepted whole. Drafting therefore waits for strong evidence of repetition: the last ``MIN_MATCH`` tokens
+must already have occurred, in the same order, earlier in the sequence.
 """
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-MAX_NGRAM = 3
-MIN_NGRAM = 2
+MIN_MATCH = 8
+"""Tokens at the end of the sequence that must repeat an earlier run before a draft is proposed."""
+
+_WIDTH = array("i").itemsize
 
 
-def lookup_draft(tokens: Sequence[int], max_draft: int) -> list[int]:
-    """Up to ``max_draft`` tokens that followed the most recent earlier occurrence of the last n-gram."""
-    if max_draft <= 0:
-        return []
+def lookup_draft(tokens: Sequence[int], max_draft: int, min_match: int = MIN_MATCH) -> list[int]:
+    """Up to ``max_draft`` tokens that followed the latest earlier occurrence of the last ``min_match`` tokens."""
     size = len(tokens)
-    for n in range(MAX_NGRAM, MIN_NGRAM - 1, -1):
-        if size <= n:
-            continue
-        tail = list(tokens[size - n:])
-        first = tail[0]
-        # Search backwards, skipping the tail itself.
-        for start in range(size - n - 1, -1, -1):
-            if tokens[start] == first and list(tokens[start:start + n]) == tail:
-                follow = list(tokens[start + n:start + n + max_draft])
-                if follow:
-                    return follow
-    return []
+    if max_draft <= 0 or size <= min_match:
+        return []
+    # Searching the sequence as bytes keeps the scan in C; a hit must fall on a token boundary.
+    data = array("i", tokens).tobytes()
+    tail = data[-min_match * _WIDTH:]
+    end = (size - 1) * _WIDTH  # an earlier occurrence starts at least one token before the tail does
+    while True:
+        at = data.rfind(tail, 0, end)
+        if at < 0:
+            return []
+        if at % _WIDTH == 0:
+            start = at // _WIDTH + min_match
+            return list(tokens[start:start + max_draft])
+        end = at + len(tail) - 1
 
 
 @dataclass
