@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
+import llama_cpp
 import pytest
 
+from superfluid.engine.llama_model import LlamaModel
+from superfluid.engine.model_sources import DEFAULT_MODEL
+from superfluid.engine.model_sources import resolve as resolve_model
 from superfluid.engine.sampling import LLAMA_DEFAULTS, SamplerChain, model_defaults, resolve
 from superfluid.engine.types import SamplingParams
 
@@ -119,3 +124,40 @@ def test_sampler_chain_builds_and_closes(params: SamplingParams) -> None:
     chain = SamplerChain(resolve(params, DEFAULTS, banned=[2]), n_vocab=100)
     chain.close()
     chain.close()  # closing twice is harmless
+
+
+@pytest.fixture(scope="module")
+def model() -> Iterator[LlamaModel]:
+    loaded = LlamaModel(resolve_model(DEFAULT_MODEL).locate(), n_ctx=256, n_seq_max=1, n_batch=64, n_threads=2)
+    yield loaded
+    loaded.close()
+
+
+def _decode(model: LlamaModel) -> None:
+    """Fresh logits for the last position of a short prompt."""
+    tokens = model.tokenize("The lighthouse keeper looked at the", add_special=True, parse_special=False)
+    llama_cpp.llama_memory_clear(model.memory, True)
+    array = (llama_cpp.llama_token * len(tokens))(*tokens)  # the batch points into it: keep it alive
+    assert llama_cpp.llama_decode(model.ctx, llama_cpp.llama_batch_get_one(array, len(tokens))) == 0
+
+
+def _greedy(model: LlamaModel, bias: dict[int, float]) -> tuple[int, int]:
+    """(the llama.cpp chain's pick, the argmax path's pick) on the same fresh logits."""
+    _decode(model)
+    chain = SamplerChain(resolve(SamplingParams(temperature=0.0, logit_bias=bias), DEFAULTS),
+                         n_vocab=model.meta.n_vocab)
+    try:
+        expected = int(llama_cpp.llama_sampler_sample(chain._chain, model.ctx, -1))  # leaves the logits as they are
+        return expected, chain.sample(model.ctx, -1)
+    finally:
+        chain.close()
+
+
+def test_greedy_argmax_picks_what_the_llama_chain_picks(model: LlamaModel) -> None:
+    natural, fast = _greedy(model, {})
+    assert fast == natural
+    for bias in ({natural: float("-inf")}, {natural: -3.0, 11: 0.5}, {11: 100.0}, {200: float("-inf"), 300: 2.5}):
+        expected, fast = _greedy(model, bias)
+        assert fast == expected, bias
+    assert _greedy(model, {natural: float("-inf")})[1] != natural
+    assert _greedy(model, {11: 100.0})[1] == 11

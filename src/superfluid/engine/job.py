@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -38,12 +39,13 @@ class EventSink:
 
     def put(self, event: EngineEvent) -> bool:
         try:
-            self.loop.call_soon_threadsafe(self._deliver, event)
+            self.loop.call_soon_threadsafe(self.deliver, event)
         except RuntimeError:  # the loop is gone: nobody is listening
             return False
         return True
 
-    def _deliver(self, event: EngineEvent) -> None:
+    def deliver(self, event: EngineEvent) -> None:
+        """On the loop's thread: queue the event for the stream."""
         self._last = self.loop.time()
         self.queue.put_nowait(event)
 
@@ -66,6 +68,40 @@ class EventSink:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+
+
+class Outbox:
+    """Events the engine thread produced, handed to their event loops in one call per loop and batch.
+
+    The engine flushes just before it releases the GIL for a long llama.cpp call (a decode) or before it goes
+    idle. A loop woken any earlier would take the GIL while the engine thread still needs it between two decodes,
+    and every token would wait for the loop's work on the previous one.
+    """
+
+    def __init__(self) -> None:
+        self._items: list[tuple[EventSink, EngineEvent]] = []
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def post(self, sink: EventSink, event: EngineEvent) -> None:
+        self._items.append((sink, event))
+
+    def flush(self) -> None:
+        if not self._items:
+            return
+        items, self._items = self._items, []
+        by_loop: dict[asyncio.AbstractEventLoop, list[tuple[EventSink, EngineEvent]]] = {}
+        for sink, event in items:
+            by_loop.setdefault(sink.loop, []).append((sink, event))
+        for loop, batch in by_loop.items():
+            with contextlib.suppress(RuntimeError):  # a loop that is gone has nobody listening
+                loop.call_soon_threadsafe(_deliver_all, batch)
+
+
+def _deliver_all(batch: list[tuple[EventSink, EngineEvent]]) -> None:
+    for sink, event in batch:
+        sink.deliver(event)
 
 
 @dataclass(eq=False)

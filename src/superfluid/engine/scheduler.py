@@ -23,7 +23,7 @@ import numpy.typing as npt
 
 from superfluid.engine.admission import WaitingRoom, place, place_solo
 from superfluid.engine.grammar import GrammarTokenizer
-from superfluid.engine.job import Job, Lane
+from superfluid.engine.job import Job, Lane, Outbox
 from superfluid.engine.llama_model import LlamaModel
 from superfluid.engine.logprobs import token_logprobs
 from superfluid.engine.sampling import SamplerChain
@@ -59,14 +59,19 @@ class Scheduler:
         self._solo: Lane | None = None
         """The batch-invariant lane: its own context, opened on first use."""
         self._inbox: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self._outbox = Outbox()
         self._waiting = WaitingRoom()
         self._queued = 0
         self._queued_lock = threading.Lock()
         self._solo_turn = False
         self._ticks: deque[tuple[float, int, int, float]] = deque(maxlen=4096)
-        self._last_plan: dict[str, Any] = {}
+        self._last_tick: tuple[int, int, list[Entry], float] | None = None
+        """The last decode: generated rows, prompt rows, the rows themselves, seconds (for /slots)."""
         self._batch = llama_cpp.llama_batch_init(model.n_batch, 0, 1)
         self._piece_buf = ctypes.create_string_buffer(256)
+        self._eog = frozenset(model.eog_tokens)
+        self._pieces: dict[int, bytes] = {}
+        self._special_pieces: dict[int, bytes] = {}
         self.decoded_tokens = 0
         self.prefilled_tokens = 0
         self._thread = threading.Thread(target=self._run, name=f"engine:{name}", daemon=True)
@@ -131,7 +136,7 @@ class Scheduler:
             "kv_pool": {"size_tokens": int(self.model.kv_size), "unified": True,
                         "lane_tokens": sum(entry["cached_tokens"] for entry in lanes)},
             "waiting": self._queued,
-            "tick_plan": dict(self._last_plan),
+            "tick_plan": self._tick_plan(),
             "rates": {
                 "window_s": RATE_WINDOW_S,
                 "decode_tokens_per_s": round(sum(t[1] for t in window) / busy_s, 1) if busy_s else 0.0,
@@ -141,47 +146,60 @@ class Scheduler:
             "totals": {"decoded_tokens": self.decoded_tokens, "prefilled_tokens": self.prefilled_tokens},
         }
 
+    def _tick_plan(self) -> dict[str, Any]:
+        if self._last_tick is None:
+            return {}
+        n_gen, n_prefill, entries, elapsed = self._last_tick
+        return {"decode_tokens": n_gen, "prefill_tokens": n_prefill, "lanes": len({id(e[0]) for e in entries}),
+                "batch_size": self.model.n_batch, "ms": round(elapsed * 1000, 2)}
+
     # ---- engine thread ----------------------------------------------------------------------------
     def _run(self) -> None:
         while True:
             idle = not len(self._waiting) and all(lane.job is None for lane in self._all_lanes())
-            try:
-                item = self._inbox.get(block=idle)
-            except queue.Empty:
-                item = None
-            while True:
+            if idle:
+                self._outbox.flush()
+            item = self._inbox.get() if idle else None
+            while item is not None or not self._inbox.empty():
+                if item is None:
+                    item = self._inbox.get_nowait()
                 if item is _STOP:
                     self._fail_all("the server is shutting down")
+                    self._outbox.flush()
                     return
                 if isinstance(item, Job):
                     self._waiting.add(item)
-                try:
-                    item = self._inbox.get_nowait()
-                except queue.Empty:
-                    break
+                item = None
             try:
                 self._drop_cancelled()
-                self._admit()
-                if any(lane.job is not None for lane in self._all_lanes()):
-                    self._tick()
+                if self._waiting.jobs:
+                    self._admit()
+                decoded = any(lane.job is not None for lane in self._all_lanes()) and self._tick()
+                if not decoded:  # otherwise the events went out just before the decode
+                    self._outbox.flush()
             except Exception:
                 log.exception("engine tick failed")
                 self._fail_all("the engine failed; see the server log")
                 self._reset_cache()
+                self._outbox.flush()
 
     def _drop_cancelled(self) -> None:
-        for gone in self._waiting.drop_cancelled():
-            gone.finished = True
-            self._dequeued()
-        now = time.monotonic()
+        if self._waiting.jobs:
+            for gone in self._waiting.drop_cancelled():
+                gone.finished = True
+                self._dequeued()
+        now = None
         for lane in self._all_lanes():
             running = lane.job
-            if running is not None and running.deadline is not None and now > running.deadline:
-                running.expired = True
-                self._finish(running, "length")
-        for lane in self._all_lanes():
-            if lane.job is not None and lane.job.cancelled:
-                self._finish(lane.job, "cancelled")
+            if running is None:
+                continue
+            if running.cancelled:
+                self._finish(running, "cancelled")
+            elif running.deadline is not None:
+                now = now or time.monotonic()
+                if now > running.deadline:
+                    running.expired = True
+                    self._finish(running, "length")
 
     def _all_lanes(self) -> list[Lane]:
         return self.lanes if self._solo is None else [*self.lanes, self._solo]
@@ -205,7 +223,8 @@ class Scheduler:
             else:
                 place(job, self.lanes)
             job.sampler = SamplerChain(job.sampling, self.model.meta.n_vocab)
-            job.sink.put(Admitted(index=job.index, prompt_tokens=len(job.prompt), cached_tokens=job.cached))
+            admitted = Admitted(index=job.index, prompt_tokens=len(job.prompt), cached_tokens=job.cached)
+            self._outbox.post(job.sink, admitted)
 
     def _ticking(self) -> list[Lane]:
         """The lanes of this tick: the batch-invariant lane ticks alone, taking turns with the others."""
@@ -215,7 +234,8 @@ class Scheduler:
         self._solo_turn = not self._solo_turn or not others
         return [self._solo] if self._solo_turn else others
 
-    def _tick(self) -> None:
+    def _tick(self) -> bool:
+        """One batched decode and what follows from it; False when nothing was decoded."""
         lanes = self._ticking()
         entries: list[Entry] = []
         decoding = [ln for ln in lanes if ln.job is not None and not ln.job.pending and ln.job.next_token is not None]
@@ -241,10 +261,10 @@ class Scheduler:
             last = len(chunk) - 1
             entries.extend((lane, tok, i == last and not job.pending, "prompt") for i, tok in enumerate(chunk))
         if not entries:
-            return
+            return False
         self._fill_batch(entries)
         if not self._decode(entries):
-            return
+            return False
         now = time.monotonic()
         by_lane: dict[int, list[int]] = {}
         for i, (lane, token, _, _) in enumerate(entries):
@@ -255,6 +275,7 @@ class Scheduler:
             lane = entries[indexes[0]][0]
             if lane.job is not None:
                 self._after_decode(lane, [(i, entries[i][1], entries[i][3]) for i in indexes if entries[i][2]])
+        return True
 
     def _fill_batch(self, entries: list[Entry]) -> None:
         batch = self._batch
@@ -294,16 +315,15 @@ class Scheduler:
     def _decode(self, entries: list[Entry]) -> bool:
         started = time.monotonic()
         ctx = entries[0][0].ctx
+        self._outbox.flush()  # the loop wakes to these while llama_decode runs without the GIL
         status = llama_cpp.llama_decode(ctx, self._batch)
         if status == 0:
-            n_gen = sum(1 for _, _, _, kind in entries if kind != "prompt")
+            n_gen = len(entries) if len(entries) == 1 else sum(1 for e in entries if e[3] != "prompt")
             self.decoded_tokens += n_gen
             self.prefilled_tokens += len(entries) - n_gen
             elapsed = time.monotonic() - started
             self._ticks.append((started, n_gen, len(entries) - n_gen, elapsed))
-            self._last_plan = {"decode_tokens": n_gen, "prefill_tokens": len(entries) - n_gen,
-                               "lanes": len({id(lane) for lane, _, _, _ in entries}),
-                               "batch_size": self.model.n_batch, "ms": round(elapsed * 1000, 2)}
+            self._last_tick = (n_gen, len(entries) - n_gen, entries, elapsed)
             return True
         if status == 1:  # no room in the KV cache: free idle caches first, then cut the longest job
             group = [lane for lane in self._all_lanes() if lane.ctx is ctx]
@@ -345,13 +365,13 @@ class Scheduler:
             if job.grammar is not None:
                 job.grammar.apply(logits)
         token = job.sampler.sample(job.lane.ctx, batch_index)
-        if self.model.is_eog(token) and not job.ignore_eos:
+        if token in self._eog and not job.ignore_eos:
             self._finish(job, "stop")  # the end token is not part of the reply, nor of its log probabilities
             return None
         if job.logprobs is not None and distribution is not None:
             job.pending_logprobs.append(token_logprobs(distribution, token, job.logprobs, self._token_bytes))
         job.generated += 1
-        data = self.model.piece(token, self._piece_buf, special=token in job.preserve)
+        data = self._piece(token, special=token in job.preserve)
         grammar_done = False
         if job.grammar is not None:
             if not job.grammar.advance(token):
@@ -369,8 +389,16 @@ class Scheduler:
             return token
         return None
 
+    def _piece(self, token: int, *, special: bool) -> bytes:
+        """The bytes a token adds to the reply (looked up once per token id, then remembered)."""
+        cache = self._special_pieces if special else self._pieces
+        data = cache.get(token)
+        if data is None:
+            data = cache[token] = self.model.piece(token, self._piece_buf, special=special)
+        return data
+
     def _token_bytes(self, token: int) -> bytes:
-        return self.model.piece(token, self._piece_buf, special=True)
+        return self._piece(token, special=True)
 
     def _maybe_engage(self, job: Job, data: bytes) -> None:
         """Lazy grammars: once the trigger appears, the grammar takes the reply from the trigger on."""
@@ -408,8 +436,8 @@ class Scheduler:
         job.calls_made += sum(1 for c in calls if c.name is not None)
         logprobs = tuple(job.pending_logprobs)
         job.pending_logprobs.clear()
-        job.sink.put(TextDelta(index=job.index, content=content, reasoning=reasoning,
-                               completion_tokens=job.generated, tool_calls=calls, logprobs=logprobs))
+        self._outbox.post(job.sink, TextDelta(index=job.index, content=content, reasoning=reasoning,
+                                              completion_tokens=job.generated, tool_calls=calls, logprobs=logprobs))
 
     def _finish(self, job: Job, reason: FinishReason) -> None:
         job.finished = True
@@ -425,7 +453,8 @@ class Scheduler:
             reason = "tool_calls"
         usage = Usage(prompt_tokens=len(job.prompt), completion_tokens=job.generated, cached_tokens=job.cached)
         spec = job.spec.as_dict() if job.spec.proposed else None
-        job.sink.put(Finished(index=job.index, finish_reason=reason, usage=usage, expired=job.expired, spec=spec))
+        finished = Finished(index=job.index, finish_reason=reason, usage=usage, expired=job.expired, spec=spec)
+        self._outbox.post(job.sink, finished)
 
     def _release(self, job: Job) -> None:
         if job.sampler is not None:
@@ -438,12 +467,12 @@ class Scheduler:
     def _fail_all(self, message: str) -> None:
         for job in self._waiting.jobs:
             job.finished = True
-            job.sink.put(Failed(index=job.index, message=message))
+            self._outbox.post(job.sink, Failed(index=job.index, message=message))
             self._dequeued()
         self._waiting.jobs.clear()
         for lane in self._all_lanes():
             if lane.job is not None:
-                lane.job.sink.put(Failed(index=lane.job.index, message=message))
+                self._outbox.post(lane.job.sink, Failed(index=lane.job.index, message=message))
                 self._release(lane.job)
 
     def _reset_cache(self) -> None:
