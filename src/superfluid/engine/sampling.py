@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -70,6 +71,7 @@ class SamplerChain:
         self._n_vocab = n_vocab
         penalties = sampling.repeat_penalty != 1.0 or sampling.presence_penalty or sampling.frequency_penalty
         self._argmax = sampling.temperature <= 0 and not penalties
+        self._row_type = ctypes.c_float * n_vocab
         self._bias_ids = np.array([t for t, _ in sampling.logit_bias], dtype=np.intp)
         self._bias_values = np.array([b for _, b in sampling.logit_bias], dtype=np.float32)
         chain = llama_cpp.llama_sampler_chain_init(llama_cpp.llama_sampler_chain_default_params())
@@ -98,7 +100,8 @@ class SamplerChain:
 
     def sample(self, ctx: llama_cpp.llama_context_p, batch_index: int) -> int:
         if self._argmax:
-            row = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(ctx, batch_index), shape=(self._n_vocab,))
+            address = ctypes.addressof(llama_cpp.llama_get_logits_ith(ctx, batch_index).contents)
+            row = np.frombuffer(memoryview(self._row_type.from_address(address)), dtype=np.float32)
             if len(self._bias_ids):
                 row[self._bias_ids] += self._bias_values
             return int(row.argmax())

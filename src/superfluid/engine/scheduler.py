@@ -250,8 +250,9 @@ class Scheduler:
                 draft = lookup_draft(history, min(self.spec_draft, job.max_new_tokens - job.generated - 1))
                 entries.extend((lane, tok, True, "draft") for tok in draft)
         budget = self.model.n_batch - len(entries)
+        prefilling = [ln for ln in lanes if ln.job is not None and ln.job.pending]
         # Prompt chunks share what is left of the batch, most urgent class first.
-        for lane in sorted(lanes, key=lambda ln: (ln.job.rank, ln.job.arrival) if ln.job else (9, 0)):
+        for lane in sorted(prefilling, key=lambda ln: (ln.job.rank, ln.job.arrival) if ln.job else (9, 0)):
             job = lane.job
             if job is None or not job.pending or budget <= 0:
                 continue
@@ -279,6 +280,12 @@ class Scheduler:
 
     def _fill_batch(self, entries: list[Entry]) -> None:
         batch = self._batch
+        if len(entries) == 1:  # one lane decoding alone: the common case, kept short
+            lane, token, logits, _ = entries[0]
+            batch.token[0], batch.pos[0], batch.n_seq_id[0], batch.logits[0] = token, len(lane.tokens), 1, logits
+            batch.seq_id[0][0] = lane.seq
+            batch.n_tokens = 1
+            return
         positions = {id(lane): len(lane.tokens) for lane, _, _, _ in entries}
         for i, (lane, token, logits, _) in enumerate(entries):
             batch.token[i] = token
