@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,15 +25,17 @@ _arrivals = itertools.count()
 
 
 class EventSink:
-    """Hands events from the engine thread to one request's asyncio queue.
+    """Hands events from the engine thread to one request's stream on its event loop.
 
-    With keep-alives on, a timer on the loop puts ``None`` into the queue whenever no event came for the
-    interval — one timer per stream, instead of a timeout per event.
+    A deque and at most one waiting future, rather than an asyncio.Queue: one reader, one writer (the loop's
+    thread), and a token's trip through the loop is the hot path of every stream. With keep-alives on, a timer on
+    the loop adds ``None`` whenever no event came for the interval — one timer per stream, not a timeout per event.
     """
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
-        self.queue: asyncio.Queue[EngineEvent | None] = asyncio.Queue()
+        self._events: deque[EngineEvent | None] = deque()
+        self._waiter: asyncio.Future[None] | None = None
         self._last = loop.time()
         self._interval: float | None = None
         self._timer: asyncio.TimerHandle | None = None
@@ -45,12 +48,28 @@ class EventSink:
         return True
 
     def deliver(self, event: EngineEvent) -> None:
-        """On the loop's thread: queue the event for the stream."""
+        """On the loop's thread: hand the event to the stream."""
         self._last = self.loop.time()
-        self.queue.put_nowait(event)
+        self._push(event)
+
+    def _push(self, item: EngineEvent | None) -> None:
+        self._events.append(item)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def get(self) -> EngineEvent | None:
+        """The next event, or None for a keep-alive; waits while there is none."""
+        while not self._events:
+            self._waiter = self.loop.create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self._events.popleft()
 
     def keep_alive(self, interval_s: float) -> None:
-        """Start putting ``None`` into the queue after every quiet ``interval_s`` (on the loop's thread)."""
+        """Start adding ``None`` to the stream after every quiet ``interval_s`` (on the loop's thread)."""
         self._interval = interval_s
         self._last = self.loop.time()
         self._timer = self.loop.call_later(interval_s, self._check)
@@ -60,7 +79,7 @@ class EventSink:
         quiet = self.loop.time() - self._last
         if quiet >= self._interval:
             self._last = self.loop.time()
-            self.queue.put_nowait(None)
+            self._push(None)
             quiet = 0.0
         self._timer = self.loop.call_later(self._interval - quiet, self._check)
 

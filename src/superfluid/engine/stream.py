@@ -39,15 +39,10 @@ class GenerationStream:
     def n(self) -> int:
         return len(self._jobs)
 
-    async def _next_event(self) -> EngineEvent | None:
-        if self._early:
-            return self._early.pop(0)
-        return await self._sink.queue.get()
-
     async def admitted(self) -> int:
         """Wait until the first choice has a lane; returns its prompt tokens already cached."""
         while self.cached_tokens is None:
-            event = await self._sink.queue.get()
+            event = await self._sink.get()
             if event is None:
                 continue
             if isinstance(event, Admitted):
@@ -71,7 +66,7 @@ class GenerationStream:
             self._sink.keep_alive(keepalive_s)
         try:
             while self._open:
-                event = await self._next_event()
+                event = self._early.pop(0) if self._early else await self._sink.get()
                 if event is None:
                     yield None
                     continue
