@@ -30,7 +30,7 @@ from superfluid.engine.sampling import SamplerChain
 from superfluid.engine.speculation import lookup_draft
 from superfluid.engine.text_output import Piece
 from superfluid.engine.tool_calls import ToolCallDelta
-from superfluid.engine.types import Admitted, Failed, Finished, FinishReason, TextDelta, Usage
+from superfluid.engine.types import Admitted, Failed, Finished, FinishReason, TextDelta, TokenLogprob, Usage
 
 log = logging.getLogger(__name__)
 
@@ -440,9 +440,12 @@ class Scheduler:
         """One TextDelta with the log probabilities of every token since the last one."""
         if not (content or reasoning or calls or (force and job.pending_logprobs)):
             return
-        job.calls_made += sum(1 for c in calls if c.name is not None)
-        logprobs = tuple(job.pending_logprobs)
-        job.pending_logprobs.clear()
+        logprobs: tuple[TokenLogprob, ...] = ()
+        if calls:
+            job.calls_made += sum(1 for c in calls if c.name is not None)
+        if job.pending_logprobs:
+            logprobs = tuple(job.pending_logprobs)
+            job.pending_logprobs.clear()
         self._outbox.post(job.sink, TextDelta(index=job.index, content=content, reasoning=reasoning,
                                               completion_tokens=job.generated, tool_calls=calls, logprobs=logprobs))
 

@@ -47,6 +47,8 @@ class TextOutput:
     def feed(self, data: bytes) -> Piece:
         if self.stopped:
             return Piece()
+        if not (self._stops or self._thinking or self._held):  # plain text: nothing to hold back or split
+            return Piece(content=self._decoder.decode(data))
         text = self._held + self._decoder.decode(data)
         self._held = ""
         if self._stops:
