@@ -6,8 +6,13 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from openai import OpenAI
 
 from conformance.server import DEFAULT_MODEL, SECOND_MODEL, RunningServer, start_server, stop_server
+
+# The shared harnesses assert on behalf of the test modules; let pytest explain their failures as it does theirs.
+pytest.register_assert_rewrite("conformance.golden_harness", "conformance.schemathesis_harness",
+                               "conformance.tool_checks")
 
 
 @pytest.fixture(scope="session")
@@ -27,6 +32,13 @@ def base_url(server: RunningServer) -> str:
 def http(base_url: str) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=base_url, timeout=120) as client:
         yield client
+
+
+@pytest.fixture(scope="module")
+def client(base_url: str) -> Iterator[OpenAI]:
+    """The official openai SDK on the server's /v1; no retries, so a failed request fails its test."""
+    with OpenAI(base_url=base_url + "/v1", api_key="unused", max_retries=0, timeout=180) as sdk:
+        yield sdk
 
 
 @pytest.fixture(scope="session")

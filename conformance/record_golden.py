@@ -19,21 +19,15 @@ text must come back identical whether the prompt is served cold or from the pref
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
-import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import httpx
 
-from conformance.server import DEFAULT_MODEL, SECOND_MODEL, start_server, stop_server
-
-GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
-SERVER_ARGS = [DEFAULT_MODEL, SECOND_MODEL, "--parallel", "4"]
+from conformance.golden_harness import CONFORMANCE_DIR, SPEC_DIR, Exchange, GoldenSuite
+from conformance.server import DEFAULT_MODEL
 
 # Response headers a transcript keeps; the rest (date, server, content-length) say nothing about the API.
 KEPT_HEADERS = ("content-type", "cache-control", "x-superfluid-warm")
@@ -66,30 +60,6 @@ _LOAD_STATE_META = ("n_ctx", "n_ctx_train")
 
 _GREEDY = {"temperature": 0, "seed": 7}
 _CHAT_MESSAGES = [{"role": "user", "content": "Name three primary colors."}]
-
-
-@dataclass(frozen=True)
-class Exchange:
-    """One request a transcript is recorded for."""
-
-    name: str
-    description: str
-    method: str
-    path: str
-    body: dict[str, Any] | None = None
-    query: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def streams(self) -> bool:
-        return bool(self.body and self.body.get("stream"))
-
-    def request(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"method": self.method, "path": self.path}
-        if self.query:
-            out["query"] = dict(self.query)
-        if self.body is not None:
-            out["body"] = self.body
-        return out
 
 
 EXCHANGES: tuple[Exchange, ...] = (
@@ -209,80 +179,17 @@ def streamed_text(frames: Sequence[Any]) -> str:
 
 
 # ---- one exchange ------------------------------------------------------------------------------------------
-@dataclass
-class Observed:
-    """A live answer, raw (for checks on volatile values) and normalized (for the transcript)."""
-
-    status: int
-    headers: httpx.Headers
-    raw_body: Any
-    """Decoded JSON body, or the list of SSE frames for a stream."""
-    transcript: dict[str, Any]
-
-
-def perform(client: httpx.Client, exchange: Exchange) -> Observed:
-    response = client.request(exchange.method, exchange.path, params=exchange.query or None, json=exchange.body)
-    transcript: dict[str, Any] = {"status": response.status_code, "headers": kept_headers(response.headers)}
-    raw: Any
+def read_body(response: httpx.Response, exchange: Exchange) -> tuple[Any, dict[str, Any]]:
+    """An SSE stream's frames and the text they carry, or a JSON body; both normalized for the transcript."""
     if response.headers.get("content-type", "").startswith("text/event-stream"):
-        raw = sse_frames(response.text)
-        transcript["frames"] = normalize(raw)
-        transcript["text"] = streamed_text(raw)
-    else:
-        raw = response.json()
-        transcript["body"] = normalize(raw)
-    return Observed(response.status_code, response.headers, raw, transcript)
+        frames = sse_frames(response.text)
+        return frames, {"frames": normalize(frames), "text": streamed_text(frames)}
+    body = response.json()
+    return body, {"body": normalize(body)}
 
 
-def golden_path(name: str) -> Path:
-    return GOLDEN_DIR / f"{name}.json"
-
-
-def transcript_file(exchange: Exchange, observed: Observed) -> dict[str, Any]:
-    return {
-        "name": exchange.name,
-        "description": exchange.description,
-        "request": exchange.request(),
-        "response": observed.transcript,
-    }
-
-
-def record(base_url: str, names: Sequence[str] = ()) -> list[Path]:
-    wanted = [e for e in EXCHANGES if not names or e.name in names]
-    unknown = set(names) - {e.name for e in EXCHANGES}
-    if unknown:
-        raise SystemExit(f"unknown exchange(s): {', '.join(sorted(unknown))}")
-    GOLDEN_DIR.mkdir(exist_ok=True)
-    written = []
-    with httpx.Client(base_url=base_url, timeout=120) as client:
-        for exchange in wanted:
-            observed = perform(client, exchange)
-            path = golden_path(exchange.name)
-            text = json.dumps(transcript_file(exchange, observed), indent=2, ensure_ascii=False)
-            path.write_text(text + "\n", encoding="utf-8")
-            written.append(path)
-    return written
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m conformance.record_golden", description=__doc__.split("\n")[0])
-    parser.add_argument("--base-url", help="a running server started as conformance/conftest.py starts it; "
-                                           "without it, one is started and stopped here")
-    parser.add_argument("names", nargs="*", help="record only these exchanges (default: all)")
-    args = parser.parse_args(argv)
-    if args.base_url:
-        written = record(args.base_url, args.names)
-    else:
-        with tempfile.TemporaryDirectory() as tmp:
-            server = start_server(SERVER_ARGS, Path(tmp) / "serve.log")
-            try:
-                written = record(server.base_url, args.names)
-            finally:
-                stop_server(server)
-    for path in written:
-        print(path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path)
-    return 0
-
+SUITE = GoldenSuite("conformance.record_golden", CONFORMANCE_DIR / "golden", SPEC_DIR / "openai.yaml", EXCHANGES,
+                    kept_headers, read_body, description=__doc__.split("\n")[0])
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(SUITE.main())

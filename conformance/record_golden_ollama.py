@@ -18,21 +18,16 @@ back identical.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
-import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
 
-from conformance.server import DEFAULT_MODEL, SECOND_MODEL, start_server, stop_server
+from conformance.golden_harness import CONFORMANCE_DIR, SPEC_DIR, Exchange, GoldenSuite
+from conformance.server import DEFAULT_MODEL
 
-GOLDEN_DIR = Path(__file__).resolve().parent / "golden_ollama"
-SERVER_ARGS = [DEFAULT_MODEL, SECOND_MODEL, "--parallel", "4"]
 KEPT_HEADERS = ("content-type",)
 NDJSON = "application/x-ndjson"
 
@@ -54,21 +49,6 @@ _WEATHER_TOOL = {"type": "function", "function": {
     "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
 _PLANET = {"type": "object", "properties": {"name": {"type": "string", "maxLength": 12}}, "required": ["name"],
            "additionalProperties": False}
-
-
-@dataclass(frozen=True)
-class Exchange:
-    name: str
-    description: str
-    method: str
-    path: str
-    body: dict[str, Any] | None = None
-
-    def request(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"method": self.method, "path": self.path}
-        if self.body is not None:
-            out["body"] = self.body
-        return out
 
 
 def _chat(stream: bool, **extra: Any) -> dict[str, Any]:
@@ -182,75 +162,21 @@ def streamed_text(lines: Sequence[Any]) -> str:
     return "".join(parts)
 
 
-@dataclass
-class Observed:
-    status: int
-    headers: httpx.Headers
-    raw_body: Any
-    """The decoded JSON body, the list of NDJSON records, or the text of a plain-text reply."""
-    transcript: dict[str, Any]
-
-
-def perform(client: httpx.Client, exchange: Exchange) -> Observed:
-    response = client.request(exchange.method, exchange.path, json=exchange.body)
-    transcript: dict[str, Any] = {"status": response.status_code, "headers": kept_headers(response.headers)}
+def read_body(response: httpx.Response, exchange: Exchange) -> tuple[Any, dict[str, Any]]:
+    """An NDJSON stream's records (keep-alives left out) and the text they carry, a JSON body, or plain text."""
     content_type = response.headers.get("content-type", "")
-    raw: Any
     if content_type.startswith(NDJSON):
-        raw = ndjson_lines(response.text)
-        transcript["lines"] = normalize([line for line in raw if not is_keepalive(line)], exchange.path)
-        transcript["text"] = streamed_text(raw)
-    elif content_type.startswith("application/json"):
-        raw = response.json()
-        transcript["body"] = normalize(raw, exchange.path)
-    else:
-        raw = response.text
-        transcript["text"] = raw
-    return Observed(response.status_code, response.headers, raw, transcript)
+        lines = ndjson_lines(response.text)
+        kept = [line for line in lines if not is_keepalive(line)]
+        return lines, {"lines": normalize(kept, exchange.path), "text": streamed_text(lines)}
+    if content_type.startswith("application/json"):
+        body = response.json()
+        return body, {"body": normalize(body, exchange.path)}
+    return response.text, {"text": response.text}
 
 
-def golden_path(name: str) -> Path:
-    return GOLDEN_DIR / f"{name}.json"
-
-
-def record(base_url: str, names: Sequence[str] = ()) -> list[Path]:
-    unknown = set(names) - {e.name for e in EXCHANGES}
-    if unknown:
-        raise SystemExit(f"unknown exchange(s): {', '.join(sorted(unknown))}")
-    GOLDEN_DIR.mkdir(exist_ok=True)
-    written = []
-    with httpx.Client(base_url=base_url, timeout=120) as client:
-        for exchange in (e for e in EXCHANGES if not names or e.name in names):
-            observed = perform(client, exchange)
-            text = json.dumps({"name": exchange.name, "description": exchange.description,
-                               "request": exchange.request(), "response": observed.transcript},
-                              indent=2, ensure_ascii=False)
-            path = golden_path(exchange.name)
-            path.write_text(text + "\n", encoding="utf-8")
-            written.append(path)
-    return written
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m conformance.record_golden_ollama",
-                                     description=__doc__.split("\n")[0])
-    parser.add_argument("--base-url", help="a running server started as conformance/conftest.py starts it; "
-                                           "without it, one is started and stopped here")
-    parser.add_argument("names", nargs="*", help="record only these exchanges (default: all)")
-    args = parser.parse_args(argv)
-    if args.base_url:
-        written = record(args.base_url, args.names)
-    else:
-        with tempfile.TemporaryDirectory() as tmp:
-            server = start_server(SERVER_ARGS, Path(tmp) / "serve.log")
-            try:
-                written = record(server.base_url, args.names)
-            finally:
-                stop_server(server)
-    for path in written:
-        print(path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path)
-    return 0
-
+SUITE = GoldenSuite("conformance.record_golden_ollama", CONFORMANCE_DIR / "golden_ollama", SPEC_DIR / "ollama.yaml",
+                    EXCHANGES, kept_headers, read_body, description=__doc__.split("\n")[0])
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(SUITE.main())

@@ -10,38 +10,22 @@ After a deliberate change to the API, re-record with ``python -m conformance.rec
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
-import yaml
 
-from conformance.record_golden import (
-    DONE,
-    EXCHANGES,
-    GOLDEN_DIR,
-    Exchange,
+from conformance.golden_harness import (
+    HTTP_METHODS,
     Observed,
-    golden_path,
-    perform,
+    assert_every_exchange_recorded,
+    assert_replays_match,
+    load,
+    template_regex,
 )
+from conformance.record_golden import DONE, SUITE
 
-SPEC_PATH = Path(__file__).resolve().parents[1] / "openapi" / "openai.yaml"
-GOLDEN_FILES = sorted(GOLDEN_DIR.glob("*.json"))
-HTTP_METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
-
-
-def _load(path: Path) -> dict[str, Any]:
-    return dict(json.loads(path.read_text(encoding="utf-8")))
-
-
-def _exchange(recorded: dict[str, Any]) -> Exchange:
-    request = recorded["request"]
-    return Exchange(recorded["name"], recorded["description"], request["method"], request["path"],
-                    request.get("body"), dict(request.get("query") or {}))
+GOLDEN_FILES = SUITE.golden_files()
 
 
 def _cached_tokens(observed: Observed) -> int | None:
@@ -68,39 +52,28 @@ def _check_volatile_values(observed: Observed) -> None:
         assert len({c["created"] for c in chunks}) == 1, "every chunk of one stream carries the same created"
 
 
+def _check_warm(observed: Observed) -> None:
+    if observed.status == 200:
+        cached = _cached_tokens(observed)
+        assert cached is None or cached > 0, "a repeated prompt should be served from the prefix cache"
+
+
 @pytest.mark.parametrize("path", GOLDEN_FILES, ids=lambda p: p.stem)
 def test_replay_matches_golden(path: Path, http: httpx.Client) -> None:
-    recorded = _load(path)
-    exchange = _exchange(recorded)
-    for attempt in ("first", "second"):
-        observed = perform(http, exchange)
-        _check_volatile_values(observed)
-        assert observed.transcript == recorded["response"], f"{attempt} replay of {path.name} differs"
-        if attempt == "second" and observed.status == 200:
-            cached = _cached_tokens(observed)
-            assert cached is None or cached > 0, "a repeated prompt should be served from the prefix cache"
+    assert_replays_match(SUITE, http, path, _check_volatile_values, _check_warm)
 
 
 def test_every_exchange_is_recorded() -> None:
     """The recorder's list and the files agree: nothing recorded is stale, nothing listed is missing."""
-    assert sorted(p.stem for p in GOLDEN_FILES) == sorted(e.name for e in EXCHANGES)
-    for exchange in EXCHANGES:
-        recorded = _load(golden_path(exchange.name))
-        assert recorded["request"] == exchange.request(), f"{exchange.name}: re-record after changing it"
-
-
-def _template_regex(template: str) -> re.Pattern[str]:
-    parts = re.split(r"(\{[^}]+\})", template)
-    return re.compile("".join(".+" if p.startswith("{") else re.escape(p) for p in parts) + "$")
+    assert_every_exchange_recorded(SUITE)
 
 
 def test_every_operation_has_a_transcript() -> None:
-    with SPEC_PATH.open() as fh:
-        spec = yaml.safe_load(fh)
-    requests = [(r["request"]["method"].lower(), r["request"]["path"]) for r in map(_load, GOLDEN_FILES)]
+    spec = SUITE.spec()
+    requests = [(r["request"]["method"].lower(), r["request"]["path"]) for r in map(load, GOLDEN_FILES)]
     missing = []
     for template, item in spec["paths"].items():
-        pattern = _template_regex(template)
+        pattern = template_regex(template)
         for method in (m for m in item if m in HTTP_METHODS):
             if not any(m == method and pattern.match(p) for m, p in requests):
                 missing.append(f"{method.upper()} {template}")
@@ -111,8 +84,8 @@ def test_stream_and_non_stream_agree() -> None:
     """Greedy decoding of the same request gives the same text whether it is streamed or not."""
     pairs = {"chat_completion_stream": "chat_completion", "completion_stream": "completion"}
     for streamed, plain in pairs.items():
-        stream_response = _load(golden_path(streamed))["response"]
-        body = _load(golden_path(plain))["response"]["body"]
+        stream_response = load(SUITE.golden_path(streamed))["response"]
+        body = load(SUITE.golden_path(plain))["response"]["body"]
         choice = body["choices"][0]
         text = choice["message"]["content"] if "message" in choice else choice["text"]
         assert stream_response["text"] == text

@@ -14,32 +14,19 @@ from typing import Any
 
 import httpx
 import pytest
-import yaml
 
-from conformance.record_golden_ollama import (
-    EXCHANGES,
-    GOLDEN_DIR,
-    Exchange,
+from conformance.golden_harness import (
     Observed,
-    golden_path,
-    perform,
+    assert_every_exchange_recorded,
+    assert_replays_match,
+    load,
+    template_regex,
 )
+from conformance.record_golden_ollama import SUITE
 from conformance.reference import validate_ollama
 
-SPEC_PATH = Path(__file__).resolve().parents[1] / "openapi" / "ollama.yaml"
-GOLDEN_FILES = sorted(GOLDEN_DIR.glob("*.json"))
-HTTP_METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
+GOLDEN_FILES = SUITE.golden_files()
 RFC3339_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$")
-
-
-def _load(path: Path) -> dict[str, Any]:
-    return dict(json.loads(path.read_text(encoding="utf-8")))
-
-
-def _exchange(recorded: dict[str, Any]) -> Exchange:
-    request = recorded["request"]
-    return Exchange(recorded["name"], recorded["description"], request["method"], request["path"],
-                    request.get("body"))
 
 
 def _records(observed: Observed) -> list[dict[str, Any]]:
@@ -66,39 +53,28 @@ def _check_volatile_values(observed: Observed) -> None:
         assert all(r["done"] is False for r in records[:-1]) and records[-1]["done"] is True
 
 
+def _check_warm(observed: Observed) -> None:
+    records = _records(observed)
+    if records and records[-1].get("done_reason") in ("stop", "length"):
+        assert records[-1]["prompt_eval_cached_count"] > 0, "a repeated prompt is served from the prefix cache"
+
+
 @pytest.mark.parametrize("path", GOLDEN_FILES, ids=lambda p: p.stem)
 def test_replay_matches_golden(path: Path, http: httpx.Client) -> None:
-    recorded = _load(path)
-    exchange = _exchange(recorded)
-    for attempt in ("first", "second"):
-        observed = perform(http, exchange)
-        _check_volatile_values(observed)
-        assert observed.transcript == recorded["response"], f"{attempt} replay of {path.name} differs"
-        records = _records(observed)
-        if attempt == "second" and records and records[-1].get("done_reason") in ("stop", "length"):
-            assert records[-1]["prompt_eval_cached_count"] > 0, "a repeated prompt is served from the prefix cache"
+    assert_replays_match(SUITE, http, path, _check_volatile_values, _check_warm)
 
 
 def test_every_exchange_is_recorded() -> None:
-    assert sorted(p.stem for p in GOLDEN_FILES) == sorted(e.name for e in EXCHANGES)
-    for exchange in EXCHANGES:
-        recorded = _load(golden_path(exchange.name))
-        assert recorded["request"] == exchange.request(), f"{exchange.name}: re-record after changing it"
-
-
-def _template_regex(template: str) -> re.Pattern[str]:
-    parts = re.split(r"(\{[^}]+\})", template)
-    return re.compile("".join(".+" if p.startswith("{") else re.escape(p) for p in parts) + "$")
+    assert_every_exchange_recorded(SUITE)
 
 
 def test_every_route_has_a_transcript() -> None:
     """Each path of the document has at least one transcript (the distribution routes share one answer, so
     one of them stands for all)."""
-    with SPEC_PATH.open() as fh:
-        spec = yaml.safe_load(fh)
-    requests = [r["request"]["path"] for r in map(_load, GOLDEN_FILES)]
+    spec = SUITE.spec()
+    requests = [r["request"]["path"] for r in map(load, GOLDEN_FILES)]
     missing = [template for template, item in spec["paths"].items()
-               if "distribution" not in json.dumps(item) and not any(_template_regex(template).match(p)
+               if "distribution" not in json.dumps(item) and not any(template_regex(template).match(p)
                                                                      for p in requests)]
     assert not missing, f"paths without a golden transcript: {missing}"
 
@@ -106,10 +82,10 @@ def test_every_route_has_a_transcript() -> None:
 def test_stream_and_non_stream_agree() -> None:
     pairs = {"chat_stream": "chat", "generate_stream": "generate", "chat_tools_stream": "chat_tools"}
     for streamed, plain in pairs.items():
-        lines = _load(golden_path(streamed))["response"]["lines"]
-        body = _load(golden_path(plain))["response"]["body"]
+        lines = load(SUITE.golden_path(streamed))["response"]["lines"]
+        body = load(SUITE.golden_path(plain))["response"]["body"]
         text = body["message"]["content"] if "message" in body else body["response"]
-        assert _load(golden_path(streamed))["response"]["text"] == text
+        assert load(SUITE.golden_path(streamed))["response"]["text"] == text
         final = lines[-1]
         for key in ("done_reason", "prompt_eval_count", "eval_count"):
             assert final[key] == body[key], key
@@ -140,7 +116,7 @@ def _filled(value: Any) -> Any:
 
 @pytest.mark.parametrize("path", GOLDEN_FILES, ids=lambda p: p.stem)
 def test_transcripts_match_ollamas_published_schemas(path: Path) -> None:
-    recorded = _load(path)
+    recorded = load(path)
     response = recorded["response"]
     if response["status"] != 200:
         validate_ollama("ErrorResponse", response["body"])

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -20,12 +19,6 @@ from openai import OpenAI
 from conformance.reference import validate_openai
 
 EPS = 1e-6
-
-
-@pytest.fixture(scope="module")
-def client(base_url: str) -> Iterator[OpenAI]:
-    with OpenAI(base_url=base_url + "/v1", api_key="unused", max_retries=0, timeout=180) as sdk:
-        yield sdk
 
 
 def _user(text: str) -> list[Any]:

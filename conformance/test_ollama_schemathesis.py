@@ -12,23 +12,15 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import jsonschema
-import pytest
 import schemathesis
 import yaml
-from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import (
-    content_type_conformance,
-    response_schema_conformance,
-    status_code_conformance,
-)
 
-from conformance.server import DEFAULT_MODEL, SECOND_MODEL
+from conformance.schemathesis_harness import Tally, capped, config, generation_body, validate
 
 SPEC_PATH = Path(__file__).resolve().parents[1] / "openapi" / "ollama.yaml"
 
@@ -37,65 +29,33 @@ EXAMPLES = {"generation": 12, "default": 8, "distribution": 2}
 GENERATION_PATHS = frozenset({"/api/chat", "/api/generate"})
 STREAM_LINE_SCHEMAS = {"/api/chat": "ChatStreamLine", "/api/generate": "GenerateStreamLine"}
 
-CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
-
-
-_CONFIG = schemathesis.Config.from_dict(
-    {
-        "seed": 20250611,
-        "suppress-health-check": ["too_slow", "filter_too_much"],
-        "request-timeout": 120,
-        "generation": {"mode": "all", "max-examples": EXAMPLES["default"], "database": "none"},
-        "phases": {
-            "examples": {"enabled": True},
-            "coverage": {"enabled": True},
-            "fuzzing": {"enabled": True},
-            "stateful": {"enabled": False},
-        },
-        "dictionaries": {"models": {"values": [DEFAULT_MODEL]}},
-        "parameters": {"body.model": {"dictionary": "models", "probability": 0.8}},
-        # Fewer cases where nothing varies (distribution routes answer 501), more where the engine runs.
-        "operations": [
-            {"include-tag": "distribution", "generation": {"max-examples": EXAMPLES["distribution"]}},
-            {"include-tag": "inference", "generation": {"max-examples": EXAMPLES["generation"]}},
-        ],
-    }
+_CONFIG = config(
+    EXAMPLES["default"],
+    {"body.model": {"dictionary": "models", "probability": 0.8}},
+    # Fewer cases where nothing varies (distribution routes answer 501), more where the engine runs.
+    operations=[
+        {"include-tag": "distribution", "generation": {"max-examples": EXAMPLES["distribution"]}},
+        {"include-tag": "inference", "generation": {"max-examples": EXAMPLES["generation"]}},
+    ],
 )
 
 schema = schemathesis.openapi.from_path(SPEC_PATH, config=_CONFIG)
 
-SENT: Counter[str] = Counter()
-STATUSES: dict[str, Counter[int]] = {}
+TALLY = Tally()
 NDJSON_CHECKED: Counter[str] = Counter()
-
-
-def _capped_tokens(value: Any) -> Any:
-    """Positive budgets above the cap, -1/-2 (fill the window) and a missing value become the cap; anything
-    invalid stays, so it still reaches the server's validation."""
-    if value is None or value in (-1, -2):
-        return MAX_NEW_TOKENS
-    if isinstance(value, int) and not isinstance(value, bool) and value > MAX_NEW_TOKENS:
-        return MAX_NEW_TOKENS
-    return value
+_report_counts, _cases_ran = TALLY.autouse_fixtures(lambda label: f"; {NDJSON_CHECKED[label]} NDJSON replies")
 
 
 def _prepare(case: schemathesis.Case[Any]) -> None:
-    body = case.body
-    if not isinstance(body, dict):
-        return
-    if body.get("model") == SECOND_MODEL or (body.get("model") == "" and _phase(case) == "coverage"):
-        body["model"] = DEFAULT_MODEL
-    if case.operation.path not in GENERATION_PATHS:
+    body = generation_body(case, GENERATION_PATHS)
+    if body is None:
         return
     options = body.get("options")
     if options is None:
         body["options"] = {"num_predict": MAX_NEW_TOKENS}
     elif isinstance(options, dict):
-        options["num_predict"] = _capped_tokens(options.get("num_predict"))
-
-
-def _phase(case: schemathesis.Case[Any]) -> str | None:
-    return None if case.meta is None else case.meta.phase.name.value
+        # -1 and -2 would fill the window.
+        options["num_predict"] = capped(options.get("num_predict"), MAX_NEW_TOKENS, fill=(-1, -2))
 
 
 @cache
@@ -131,33 +91,9 @@ def _check_ndjson(case: schemathesis.Case[Any], response: Any) -> None:
     NDJSON_CHECKED[case.operation.label] += 1
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _report_counts(server: object) -> Iterator[None]:
-    yield
-    for label in sorted(STATUSES):
-        answered = ", ".join(f"{status}x{count}" for status, count in sorted(STATUSES[label].items()))
-        print(f"schemathesis {label}: {SENT[label]} cases ({answered}); {NDJSON_CHECKED[label]} NDJSON replies")
-
-
-@pytest.fixture(autouse=True)
-def _cases_ran(request: pytest.FixtureRequest) -> Iterator[None]:
-    label = request.node.name.partition("[")[2].rstrip("]")
-    before = SENT[label]
-    yield
-    assert SENT[label] > before, f"schemathesis generated no case for {label}"
-
-
 @schema.parametrize()
 def test_operation_conforms(case: schemathesis.Case[Any], base_url: str) -> None:
     _prepare(case)
-    label = case.operation.label
-    response = case.call(base_url=base_url)
-    SENT[label] += 1
-    STATUSES.setdefault(label, Counter())[response.status_code] += 1
-    if "distribution" in (case.operation.tags or ()):
-        # 501 is these routes' documented answer, so the server-error check does not apply to it; no other 5xx.
-        assert response.status_code == 501 or response.status_code < 500, response.text[:300]
-        case.validate_response(response, checks=CHECKS[1:])
-        return
-    case.validate_response(response, checks=CHECKS)
-    _check_ndjson(case, response)
+    response = TALLY.call(case, base_url)
+    if validate(case, response, not_implemented_tag="distribution"):
+        _check_ndjson(case, response)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import openai
@@ -18,12 +17,6 @@ from openai.types.chat import ChatCompletion
 
 # Short, deterministic generations keep the whole file fast on two cores.
 GREEDY: dict[str, Any] = {"temperature": 0, "max_tokens": 8}
-
-
-@pytest.fixture
-def client(base_url: str) -> Iterator[OpenAI]:
-    with OpenAI(base_url=base_url + "/v1", api_key="unused", max_retries=0, timeout=120) as sdk:
-        yield sdk
 
 
 def _user(text: str) -> list[Any]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
 
@@ -83,12 +82,6 @@ CORPUS: dict[str, dict[str, Any]] = {
 
 # Prompts the small model answers briefly with no JSON instructions of its own beyond "JSON".
 JSON_OBJECT_PROMPTS = ("Return a JSON object with your name.", "Give a JSON object with one key, ok, set to true.")
-
-
-@pytest.fixture(scope="module")
-def client(base_url: str) -> Iterator[OpenAI]:
-    with OpenAI(base_url=base_url + "/v1", api_key="unused", max_retries=0, timeout=180) as sdk:
-        yield sdk
 
 
 def _user(text: str) -> list[Any]:

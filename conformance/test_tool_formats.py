@@ -36,6 +36,7 @@ from conformance.tool_checks import (
     named,
     only_calls,
     runnable,
+    stream_helper_call,
     tool_turns,
     user,
 )
@@ -120,20 +121,7 @@ def test_streamed_call_opens_with_id_and_name_then_streams_its_arguments(family:
 
 def test_streamed_call_through_the_sdk_stream_helper(family: tuple[str, OpenAI]) -> None:
     _, client = family
-    with client.chat.completions.stream(model=DEFAULT_MODEL, messages=user(fresh(ASK)), tools=TOOLS,
-                                        tool_choice="required", max_tokens=CALL_TOKENS, temperature=0) as stream:
-        events = list(stream)
-        final = stream.get_final_completion()
-    deltas = [e for e in events if e.type == "tool_calls.function.arguments.delta"]
-    done = [e for e in events if e.type == "tool_calls.function.arguments.done"]
-    assert deltas and len(done) == 1
-    assert "".join(e.arguments_delta for e in deltas) == done[0].arguments
-    assert not any(e.type == "content.delta" and e.delta for e in events)
-    choice = final.choices[0]
-    assert choice.finish_reason == "tool_calls"
-    assert choice.message.tool_calls and len(choice.message.tool_calls) == 1
-    assert choice.message.tool_calls[0].function.arguments == done[0].arguments
-    runnable(choice.message.tool_calls[0])
+    stream_helper_call(client, DEFAULT_MODEL, CALL_TOKENS)
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])

@@ -11,6 +11,7 @@ import uuid
 from typing import Any
 
 import jsonschema
+from openai import OpenAI
 from openai.types.chat import ChatCompletion, ChatCompletionChunk, ChatCompletionMessageFunctionToolCall
 
 WEATHER: Any = {
@@ -134,3 +135,25 @@ def tool_turns(call_id: str = "call_abc123") -> list[Any]:
              "function": {"name": "get_weather", "arguments": '{"city": "Paris", "unit": "celsius"}'}}]},
         {"role": "tool", "tool_call_id": call_id, "content": '{"temperature": 21, "sky": "sunny"}'},
     ]
+
+
+def stream_helper_call(client: OpenAI, model: str, max_tokens: int) -> tuple[Any, Any]:
+    """Ask for a required call through the SDK's ``chat.completions.stream`` helper and check what it assembles:
+    argument deltas that join up to one ``done`` event, no content, and a final completion holding that one
+    call, runnable. Returns the call and the ``done`` event."""
+    with client.chat.completions.stream(model=model, messages=user(fresh(ASK)), tools=TOOLS,
+                                        tool_choice="required", max_tokens=max_tokens, temperature=0) as stream:
+        events = list(stream)
+        final = stream.get_final_completion()
+    deltas = [e for e in events if e.type == "tool_calls.function.arguments.delta"]
+    done = [e for e in events if e.type == "tool_calls.function.arguments.done"]
+    assert deltas and len(done) == 1
+    assert "".join(e.arguments_delta for e in deltas) == done[0].arguments
+    assert not any(e.type == "content.delta" and e.delta for e in events)
+    choice = final.choices[0]
+    assert choice.finish_reason == "tool_calls"
+    assert choice.message.tool_calls and len(choice.message.tool_calls) == 1
+    call = choice.message.tool_calls[0]
+    assert call.function.arguments == done[0].arguments
+    runnable(call)
+    return call, done[0]

@@ -6,74 +6,38 @@ by random logits, with the mask applied before every argmax, must always produce
 
 from __future__ import annotations
 
-import functools
 import json
 from typing import Any
 
 import jsonschema
-import llama_cpp
 import numpy as np
 import pytest
 
-import superfluid.engine.llama_model  # noqa: F401  (quiets llama.cpp's loader log)
 from superfluid.engine import grammar
 from superfluid.engine.grammar import (
     ANY_JSON_OBJECT,
     Constraint,
     GrammarState,
-    GrammarTokenizer,
     LazyGrammar,
     compile_constraint,
 )
-from superfluid.engine.model_sources import DEFAULT_MODEL, resolve
 from superfluid.errors import ConstraintUnsatisfiable, InvalidRequest
+from tests.engine.bundled_vocab import accepts, decode_masked, grammar_tokenizer
 
 # llguidance's llama.cpp bridge reads every token through a deprecated llama-cpp-python call.
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:llama_cpp")
 
 
-@functools.cache
-def _vocabulary() -> GrammarTokenizer:
-    llama_cpp.llama_backend_init()
-    params = llama_cpp.llama_model_default_params()
-    params.vocab_only = True
-    model = llama_cpp.llama_model_load_from_file(str(resolve(DEFAULT_MODEL).locate()).encode(), params)
-    assert model, "the bundled model is missing"
-    vocab = llama_cpp.llama_model_get_vocab(model)
-    return GrammarTokenizer(vocab, int(llama_cpp.llama_vocab_n_tokens(vocab)), (int(llama_cpp.llama_vocab_eos(vocab)),))
-
-
 def _state(constraint: Constraint) -> GrammarState:
-    return _vocabulary().state(compile_constraint(constraint))
+    return grammar_tokenizer().state(compile_constraint(constraint))
 
 
 def _accepts(constraint: Constraint, text: str) -> bool:
-    state = _state(constraint)
-    ok = state.matcher.consume_tokens(_vocabulary().tokenizer.tokenize_str(text))
-    return bool(ok) and bool(state.matcher.is_accepting())
+    return accepts(_state(constraint), text)
 
 
 def _decode(constraint: Constraint, seed: int, limit: int = 400) -> str:
-    """Greedy decoding over random logits, masked by the grammar before every pick."""
-    vocabulary = _vocabulary()
-    state = _state(constraint)
-    rng = np.random.default_rng(seed)
-    tokens: list[int] = []
-    eos = set(vocabulary.tokenizer.eos_tokens)
-    for _ in range(limit):
-        logits = rng.normal(size=vocabulary.n_vocab).astype(np.float32)
-        state.apply(logits)
-        token = int(np.argmax(logits))
-        assert np.isfinite(logits[token]), "the mask left no token to pick"
-        if token in eos:
-            break
-        assert state.advance(token), state.error
-        tokens.append(token)
-        if state.done:
-            break
-    else:
-        pytest.fail("the grammar never let the output end")
-    return vocabulary.tokenizer.decode_str(tokens)
+    return decode_masked(_state(constraint), seed, limit)
 
 
 # ---- compiling --------------------------------------------------------------------------------------------
@@ -195,7 +159,7 @@ def test_masked_decoding_always_validates(name: str, seed: int) -> None:
 
 
 def test_apply_forbids_exactly_what_the_grammar_forbids() -> None:
-    vocabulary = _vocabulary()
+    vocabulary = grammar_tokenizer()
     state = _state(Constraint(lark='start: "yes" | "no"'))
     logits = np.zeros(vocabulary.n_vocab, dtype=np.float32)
     state.apply(logits)
@@ -206,7 +170,7 @@ def test_apply_forbids_exactly_what_the_grammar_forbids() -> None:
 
 
 def test_advance_reports_a_refused_token_and_done_at_the_end() -> None:
-    vocabulary = _vocabulary()
+    vocabulary = grammar_tokenizer()
     state = _state(Constraint(lark='start: "yes"'))
     assert not state.done and state.error is None
     for token in vocabulary.tokenizer.tokenize_str("yes"):
@@ -220,11 +184,11 @@ def test_advance_reports_a_refused_token_and_done_at_the_end() -> None:
 def test_lanes_keep_their_own_grammar_state() -> None:
     constraint = Constraint(lark='start: "yes" | "no"')
     first, second = _state(constraint), _state(constraint)
-    tokens = _vocabulary().tokenizer.tokenize_str("yes")
+    tokens = grammar_tokenizer().tokenizer.tokenize_str("yes")
     for token in tokens:
         assert first.advance(token)
     assert first.done and not second.done
-    assert second.advance(_vocabulary().tokenizer.tokenize_str("no")[0])
+    assert second.advance(grammar_tokenizer().tokenizer.tokenize_str("no")[0])
 
 
 # ---- lazy grammars ----------------------------------------------------------------------------------------

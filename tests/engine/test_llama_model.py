@@ -5,11 +5,10 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import llama_cpp
 import pytest
 
 from superfluid.engine.llama_model import LlamaModel
-from superfluid.engine.model_sources import DEFAULT_MODEL, resolve
+from tests.engine.bundled_vocab import bundled_vocab
 
 
 class _VocabOnly:
@@ -25,12 +24,7 @@ class _VocabOnly:
 
 @functools.cache
 def _model() -> _VocabOnly:
-    llama_cpp.llama_backend_init()
-    params = llama_cpp.llama_model_default_params()
-    params.vocab_only = True
-    model = llama_cpp.llama_model_load_from_file(str(resolve(DEFAULT_MODEL).locate()).encode(), params)
-    assert model, "the bundled model is missing"
-    return _VocabOnly(llama_cpp.llama_model_get_vocab(model))
+    return _VocabOnly(bundled_vocab())
 
 
 @pytest.mark.parametrize("text, control", [

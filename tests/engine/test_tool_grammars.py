@@ -7,21 +7,17 @@ whose arguments validate against the function's schema.
 
 from __future__ import annotations
 
-import functools
 import json
 
 import jsonschema
-import llama_cpp
-import numpy as np
 import pytest
 
-import superfluid.engine.llama_model  # noqa: F401  (quiets llama.cpp's loader log)
-from superfluid.engine.grammar import GrammarTokenizer, compile_constraint
-from superfluid.engine.model_sources import DEFAULT_MODEL, resolve
+from superfluid.engine.grammar import compile_constraint
 from superfluid.engine.tool_calls import ToolFormat, ToolPolicy, ToolSpec
 from superfluid.engine.tool_grammars import call_grammar, generic_constraint, generic_system_prompt
 from superfluid.engine.tool_readers import call_reader
 from superfluid.errors import ConstraintUnsatisfiable
+from tests.engine.bundled_vocab import accepts, decode_masked, grammar_tokenizer
 
 # llguidance's llama.cpp bridge reads every token through a deprecated llama-cpp-python call.
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:llama_cpp")
@@ -38,24 +34,9 @@ def _policy(choice: str = "required", parallel: bool = False) -> ToolPolicy:
     return ToolPolicy(tools=(WEATHER, CLOCK), choice=choice, parallel=parallel)
 
 
-@functools.cache
-def _vocabulary() -> GrammarTokenizer:
-    """The bundled model's vocabulary as llguidance sees it (a vocab-only load: no weights, well under 1 s)."""
-    llama_cpp.llama_backend_init()
-    params = llama_cpp.llama_model_default_params()
-    params.vocab_only = True
-    model = llama_cpp.llama_model_load_from_file(str(resolve(DEFAULT_MODEL).locate()).encode(), params)
-    assert model, "the bundled model is missing"
-    vocab = llama_cpp.llama_model_get_vocab(model)
-    return GrammarTokenizer(vocab, int(llama_cpp.llama_vocab_n_tokens(vocab)), (int(llama_cpp.llama_vocab_eos(vocab)),))
-
-
 def _accepts(grammar: str, text: str) -> bool:
     """Whether the grammar matches all of ``text`` and may end there."""
-    vocabulary = _vocabulary()
-    state = vocabulary.state(grammar)
-    ok = state.matcher.consume_tokens(vocabulary.tokenizer.tokenize_str(text))
-    return bool(ok) and bool(state.matcher.is_accepting())
+    return accepts(grammar_tokenizer().state(grammar), text)
 
 
 def _grammar(fmt: ToolFormat, choice: str = "required", parallel: bool = False) -> str:
@@ -152,7 +133,7 @@ def test_auto_triggers(fmt: ToolFormat, trigger: str, at_start: bool) -> None:
 
 
 def test_a_marker_held_as_a_control_token_is_taken_as_that_token_or_spelled_out() -> None:
-    vocabulary = _vocabulary()
+    vocabulary = grammar_tokenizer()
     token = 1  # stands in for a vocabulary's [TOOL_CALLS] control token
     grammar = compile_constraint(call_grammar("mistral", _policy(), {"[TOOL_CALLS]": token}).constraint)
     state = vocabulary.state(grammar)
@@ -216,26 +197,7 @@ def test_gemma_refuses_what_keyword_calls_cannot_write(tool: ToolSpec, words: st
 
 
 def _decode(grammar: str, seed: int, limit: int = 300) -> str:
-    """Greedy decoding over random logits, masked by the grammar before every pick."""
-    vocabulary = _vocabulary()
-    state = vocabulary.state(grammar)
-    rng = np.random.default_rng(seed)
-    tokens: list[int] = []
-    eos = set(vocabulary.tokenizer.eos_tokens)
-    for _ in range(limit):
-        logits = rng.normal(size=vocabulary.n_vocab).astype(np.float32)
-        state.apply(logits)
-        token = int(np.argmax(logits))
-        assert np.isfinite(logits[token]), "the mask left no token to pick"
-        if token in eos:
-            break
-        assert state.advance(token), state.error
-        tokens.append(token)
-        if state.done:
-            break
-    else:
-        pytest.fail("the grammar never let the output end")
-    return str(vocabulary.tokenizer.decode_str(tokens))
+    return decode_masked(grammar_tokenizer().state(grammar), seed, limit)
 
 
 @pytest.mark.parametrize("fmt", ["generic", "hermes", "llama3", "mistral", "gemma"])
