@@ -40,13 +40,6 @@ class EventSink:
         self._interval: float | None = None
         self._timer: asyncio.TimerHandle | None = None
 
-    def put(self, event: EngineEvent) -> bool:
-        try:
-            self.loop.call_soon_threadsafe(self.deliver, event)
-        except RuntimeError:  # the loop is gone: nobody is listening
-            return False
-        return True
-
     def deliver(self, event: EngineEvent) -> None:
         """On the loop's thread: hand the event to the stream."""
         self._last = self.loop.time()
@@ -99,9 +92,6 @@ class Outbox:
 
     def __init__(self) -> None:
         self._items: list[tuple[EventSink, EngineEvent]] = []
-
-    def __len__(self) -> int:
-        return len(self._items)
 
     def post(self, sink: EventSink, event: EngineEvent) -> None:
         self._items.append((sink, event))

@@ -193,6 +193,7 @@ class LlamaModel:
         """Cells in the shared KV pool (all lanes together)."""
         self.bos_token = int(llama_cpp.llama_vocab_bos(self.vocab))
         self.eog_tokens = tuple(t for t in range(self.meta.n_vocab) if llama_cpp.llama_vocab_is_eog(self.vocab, t))
+        self._eog = frozenset(self.eog_tokens)
 
     def open_context(self, n_seq_max: int, kv_size: int = 0) -> tuple[llama_cpp.llama_context_p,
                                                                       llama_cpp.llama_memory_t]:
@@ -242,7 +243,7 @@ class LlamaModel:
         return buf.raw[:n]
 
     def is_eog(self, token: int) -> bool:
-        return bool(llama_cpp.llama_vocab_is_eog(self.vocab, token))
+        return token in self._eog
 
     def close(self) -> None:
         for ctx in getattr(self, "_contexts", []):

@@ -68,7 +68,6 @@ class SamplerChain:
     """
 
     def __init__(self, sampling: EffectiveSampling, n_vocab: int) -> None:
-        self._n_vocab = n_vocab
         penalties = sampling.repeat_penalty != 1.0 or sampling.presence_penalty or sampling.frequency_penalty
         self._argmax = sampling.temperature <= 0 and not penalties
         self._row_type = ctypes.c_float * n_vocab

@@ -69,7 +69,6 @@ class Scheduler:
         """The last decode: generated rows, prompt rows, the rows themselves, seconds (for /slots)."""
         self._batch = llama_cpp.llama_batch_init(model.n_batch, 0, 1)
         self._piece_buf = ctypes.create_string_buffer(256)
-        self._eog = frozenset(model.eog_tokens)
         self._pieces: dict[int, bytes] = {}
         self._special_pieces: dict[int, bytes] = {}
         self.decoded_tokens = 0
@@ -280,12 +279,6 @@ class Scheduler:
 
     def _fill_batch(self, entries: list[Entry]) -> None:
         batch = self._batch
-        if len(entries) == 1:  # one lane decoding alone: the common case, kept short
-            lane, token, logits, _ = entries[0]
-            batch.token[0], batch.pos[0], batch.n_seq_id[0], batch.logits[0] = token, len(lane.tokens), 1, logits
-            batch.seq_id[0][0] = lane.seq
-            batch.n_tokens = 1
-            return
         positions = {id(lane): len(lane.tokens) for lane, _, _, _ in entries}
         for i, (lane, token, logits, _) in enumerate(entries):
             batch.token[i] = token
@@ -325,7 +318,7 @@ class Scheduler:
         self._outbox.flush()  # the loop wakes to these while llama_decode runs without the GIL
         status = llama_cpp.llama_decode(ctx, self._batch)
         if status == 0:
-            n_gen = len(entries) if len(entries) == 1 else sum(1 for e in entries if e[3] != "prompt")
+            n_gen = sum(1 for e in entries if e[3] != "prompt")
             self.decoded_tokens += n_gen
             self.prefilled_tokens += len(entries) - n_gen
             elapsed = time.monotonic() - started
@@ -372,7 +365,7 @@ class Scheduler:
             if job.grammar is not None:
                 job.grammar.apply(logits)
         token = job.sampler.sample(job.lane.ctx, batch_index)
-        if token in self._eog and not job.ignore_eos:
+        if self.model.is_eog(token) and not job.ignore_eos:
             self._finish(job, "stop")  # the end token is not part of the reply, nor of its log probabilities
             return None
         if job.logprobs is not None and distribution is not None:
