@@ -9,10 +9,10 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from superfluid.engine.stream import GenerationStream
 from superfluid.engine.types import FimPrompt, GenerationRequest, TextDelta, TextPrompt
-from superfluid.errors import RateLimited, SuperfluidError, UnsupportedParameter
+from superfluid.errors import SuperfluidError, UnsupportedParameter
 from superfluid.handlers import openai_params as params
 from superfluid.handlers import openai_shapes as shapes
-from superfluid.handlers.context import client_identity, collect, now, qos_and_invariance, services
+from superfluid.handlers.context import admit_fim, collect, now, qos_and_invariance, services
 from superfluid.http.streams import Frame, StreamItem, sse
 
 DEFAULT_MAX_TOKENS = 128
@@ -34,13 +34,8 @@ async def create_completion(body: dict[str, Any]) -> Response:
     prompt = _prompt(body)
     is_fim = isinstance(prompt, FimPrompt)
     qos, invariant = qos_and_invariance("completion" if is_fim else "interactive")
-    if is_fim:  # every FIM request spends from the client's bucket, whatever its outcome
-        wait = svc.fim_buckets.take(client_identity())
-        if wait:
-            raise RateLimited("fill-in-the-middle requests are over this client's rate "
-                              f"({svc.settings.completion_rate:g}/s, burst {svc.settings.completion_burst})",
-                              retry_after_s=wait, code="completion_rate_limited")
-        model.require_fim()
+    if is_fim:
+        admit_fim(model)
     stream = bool(body.get("stream"))
     echo = bool(body.get("echo")) and isinstance(prompt, TextPrompt)
     request = GenerationRequest(

@@ -9,9 +9,10 @@ from typing import cast
 from connexion import context
 
 from superfluid.engine.job import QOS_CLASSES
+from superfluid.engine.served_model import ServedModel
 from superfluid.engine.stream import GenerationStream
 from superfluid.engine.types import GenerationResult
-from superfluid.errors import InvalidRequest
+from superfluid.errors import InvalidRequest, RateLimited
 from superfluid.services import Services
 
 
@@ -43,6 +44,18 @@ def client_identity() -> str:
         return "key:" + key.strip()
     client = context.scope.get("client")
     return "ip:" + (client[0] if client else "unknown")
+
+
+def admit_fim(model: ServedModel) -> None:
+    """Fill-in-the-middle is completion-class work, on /v1/completions and /api/generate alike: each request
+    spends from its client's token bucket, whatever its outcome, and needs a model with FIM tokens."""
+    svc = services()
+    wait = svc.fim_buckets.take(client_identity())
+    if wait:
+        raise RateLimited("fill-in-the-middle requests are over this client's rate "
+                          f"({svc.settings.completion_rate:g}/s, burst {svc.settings.completion_burst})",
+                          retry_after_s=wait, code="completion_rate_limited")
+    model.require_fim()
 
 
 def qos_and_invariance(default_qos: str = "interactive") -> tuple[str, bool]:

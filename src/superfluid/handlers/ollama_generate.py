@@ -7,24 +7,10 @@ from typing import Any
 
 from starlette.responses import Response
 
-from superfluid.engine.served_model import ServedModel
 from superfluid.engine.types import ChatPrompt, FimPrompt, GenerationRequest
-from superfluid.errors import RateLimited
 from superfluid.handlers import ollama_params as params
 from superfluid.handlers import ollama_replies as replies
-from superfluid.handlers.context import client_identity, qos_and_invariance, services
-from superfluid.services import Services
-
-
-def _admit_fim(svc: Services, model: ServedModel) -> None:
-    """Fill-in-the-middle is completion-class work: each request spends from its client's token bucket (as on
-    /v1/completions), and needs a model with FIM tokens."""
-    wait = svc.fim_buckets.take(client_identity())
-    if wait:
-        raise RateLimited("fill-in-the-middle requests are over this client's rate "
-                          f"({svc.settings.completion_rate:g}/s, burst {svc.settings.completion_burst})",
-                          retry_after_s=wait, code="completion_rate_limited")
-    model.require_fim()
+from superfluid.handlers.context import admit_fim, qos_and_invariance, services
 
 
 async def generate(body: dict[str, Any]) -> Response:
@@ -48,7 +34,7 @@ async def generate(body: dict[str, Any]) -> Response:
     is_fim = isinstance(prompt, FimPrompt)
     qos, invariant = qos_and_invariance("completion" if is_fim else "interactive")
     if is_fim:
-        _admit_fim(svc, model)
+        admit_fim(model)
     request = GenerationRequest(
         model=model.id,
         prompt=prompt,
