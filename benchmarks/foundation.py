@@ -33,6 +33,7 @@ import httpx
 import llama_cpp
 from conformance.server import start_server, stop_server
 
+from benchmarks.recording import record
 from superfluid.engine.model_sources import DEFAULT_MODEL, resolve
 from superfluid.engine.served_model import ServedModel
 from superfluid.engine.types import ChatMessage, ChatPrompt, GenerationRequest, SamplingParams
@@ -251,9 +252,7 @@ def main() -> None:
     report = "\n".join(lines)
     print(report)
     if args.record:
-        out = Path(__file__).resolve().parent / "results" / "foundation.txt"
-        out.parent.mkdir(exist_ok=True)
-        out.write_text(time.strftime("%Y-%m-%d %H:%M UTC\n", time.gmtime()) + report + "\n")
+        record("foundation", report)
 
 
 if __name__ == "__main__":

@@ -12,8 +12,8 @@ import os
 import platform
 import statistics
 import time
-from pathlib import Path
 
+from benchmarks.recording import record
 from superfluid.engine.grammar import Constraint
 from superfluid.engine.model_sources import DEFAULT_MODEL, resolve
 from superfluid.engine.served_model import ServedModel
@@ -82,9 +82,7 @@ def main() -> None:
     ])
     print(report)
     if args.record:
-        out = Path(__file__).resolve().parent / "results" / "grammar.txt"
-        out.parent.mkdir(exist_ok=True)
-        out.write_text(time.strftime("%Y-%m-%d %H:%M UTC\n", time.gmtime()) + report + "\n")
+        record("grammar", report)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,8 @@ from typing import Any
 import uvicorn
 from conformance.server import free_port
 
+from benchmarks.recording import record
+
 CHUNK = b'data: {"choices":[{"index":0,"delta":{"content":" word"}}]}\n\n'
 
 
@@ -90,8 +92,7 @@ def main() -> None:
               f"event loop thread CPU per streamed chunk: {per_chunk_us:.0f} us")
     print(report)
     if args.record:
-        out = Path(__file__).resolve().parent / "results" / "loop_floor.txt"
-        out.write_text(time.strftime("%Y-%m-%d %H:%M UTC\n", time.gmtime()) + report + "\n")
+        record("loop_floor", report)
 
 
 if __name__ == "__main__":

@@ -6,12 +6,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
-from conformance.server import free_port
+from conformance.server import free_port, wait_healthy
 
 BUILD = Path(__file__).resolve().parent / ".build"
 LLAMA_SERVER = BUILD / "cmake" / "bin" / "llama-server"
@@ -53,16 +51,12 @@ def _children(pid: int) -> list[int]:
 
 
 def _wait(peer: Peer, health: str, timeout_s: float = 240) -> Peer:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if peer.process.poll() is not None:
-            raise RuntimeError(f"{peer.name} exited with {peer.process.returncode}")
-        try:
-            if httpx.get(peer.base_url + health, timeout=2).status_code == 200:
-                return peer
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.3)
+    status = wait_healthy(peer.process, peer.base_url + health, timeout_s=timeout_s, poll_timeout_s=2,
+                          interval_s=0.3)
+    if status == "up":
+        return peer
+    if status == "exited":
+        raise RuntimeError(f"{peer.name} exited with {peer.process.returncode}")
     peer.stop()
     raise RuntimeError(f"{peer.name} did not come up in {timeout_s}s")
 

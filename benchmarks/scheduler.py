@@ -31,6 +31,7 @@ from typing import Any
 import httpx
 
 from benchmarks import peers
+from benchmarks.recording import record
 from superfluid.engine.model_sources import DEFAULT_MODEL, resolve
 
 TOKENS = 96
@@ -229,10 +230,7 @@ def main() -> None:
     report = "\n".join(lines)
     print(report)
     if args.record:
-        out = Path(__file__).resolve().parent / "results" / "scheduler.txt"
-        out.parent.mkdir(exist_ok=True)
-        out.write_text(time.strftime("%Y-%m-%d %H:%M UTC\n", time.gmtime()) + report + "\n"
-                       + json.dumps(results, indent=1) + "\n")
+        record("scheduler", report + "\n" + json.dumps(results, indent=1))
 
 
 if __name__ == "__main__":

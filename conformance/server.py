@@ -9,6 +9,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import httpx
 
@@ -40,18 +41,29 @@ def start_server(args: list[str], log_path: Path, timeout_s: float = 180) -> Run
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     process = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
     server = RunningServer(f"http://127.0.0.1:{port}", process, log_path)
+    status = wait_healthy(process, server.base_url + "/health", timeout_s=timeout_s)
+    if status == "up":
+        return server
+    if status == "exited":
+        raise RuntimeError(f"superfluid serve exited with {process.returncode}:\n{server.log_tail()}")
+    process.kill()
+    raise RuntimeError(f"superfluid serve did not come up in {timeout_s}s:\n{server.log_tail()}")
+
+
+def wait_healthy(process: subprocess.Popen[bytes], url: str, *, timeout_s: float, poll_timeout_s: float = 1,
+                 interval_s: float = 0.25) -> Literal["up", "exited", "timeout"]:
+    """Poll ``url`` until it answers 200: "up", or "exited" if the process ended first, or "timeout"."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"superfluid serve exited with {process.returncode}:\n{server.log_tail()}")
+            return "exited"
         try:
-            if httpx.get(server.base_url + "/health", timeout=1).status_code == 200:
-                return server
+            if httpx.get(url, timeout=poll_timeout_s).status_code == 200:
+                return "up"
         except httpx.HTTPError:
             pass
-        time.sleep(0.25)
-    process.kill()
-    raise RuntimeError(f"superfluid serve did not come up in {timeout_s}s:\n{server.log_tail()}")
+        time.sleep(interval_s)
+    return "timeout"
 
 
 def stop_server(server: RunningServer) -> None:
