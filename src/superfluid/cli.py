@@ -103,6 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import uvicorn
 
     from superfluid.app import create_app
+    from superfluid.http.direct import expose_connection
 
     try:
         app = create_app(settings)
@@ -113,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ModelSourceError as exc:
         print(f"superfluid: {exc}", file=sys.stderr)
         return 2
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level=settings.log_level,
+    uvicorn.run(expose_connection(app), host=settings.host, port=settings.port, log_level=settings.log_level,
                 access_log=settings.log_level == "debug", timeout_graceful_shutdown=5)
     return 0
 

@@ -90,8 +90,9 @@ class _Generation:
 
 def _records(generation: _Generation, kind: replies.Kind = "chat", logprobs: bool = False) -> list[Any]:
     async def run() -> list[Any]:
-        frames = replies.stream_records(generation, kind, "m", started_ns=time.monotonic_ns(),  # type: ignore[arg-type]
-                                        logprobs=logprobs, keepalive_s=30.0)
+        records = replies.Records(kind, "m", logprobs=logprobs)
+        frames = replies.stream_records(generation, records, started_ns=time.monotonic_ns(),  # type: ignore[arg-type]
+                                        keepalive_s=30.0)
         return [frame async for frame in frames]
 
     return asyncio.run(run())

@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,7 +16,7 @@ from superfluid.engine.sampling import EffectiveSampling, SamplerChain
 from superfluid.engine.speculation import SpecStats
 from superfluid.engine.text_output import TextOutput
 from superfluid.engine.tool_readers import CallReader
-from superfluid.engine.types import EngineEvent, TokenLogprob
+from superfluid.engine.types import EngineEvent, TextDelta, TokenLogprob
 
 # Scheduling classes (x-superfluid-qos), most urgent first. Lower rank is admitted and prefilled first.
 QOS_RANK = {"interactive": 0, "completion": 0, "agent": 1, "background": 2}
@@ -30,20 +31,31 @@ class EventSink:
     A deque and at most one waiting future, rather than an asyncio.Queue: one reader, one writer (the loop's
     thread), and a token's trip through the loop is the hot path of every stream. With keep-alives on, a timer on
     the loop adds ``None`` whenever no event came for the interval — one timer per stream, not a timeout per event.
+
+    ``direct``, when given, takes every TextDelta on the engine thread itself, in order, instead of the loop: a
+    stream that can write its bytes without the loop (see superfluid.http.direct) skips the loop's wake-up per
+    token. It must be quick, must not raise, and must not touch the loop. Other events still go to the loop.
     """
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, direct: Callable[[TextDelta], None] | None = None) -> None:
         self.loop = loop
+        self.direct = direct
         self._events: deque[EngineEvent | None] = deque()
         self._waiter: asyncio.Future[None] | None = None
-        self._last = loop.time()
+        self._last = time.monotonic()
         self._interval: float | None = None
         self._timer: asyncio.TimerHandle | None = None
 
     def deliver(self, event: EngineEvent) -> None:
         """On the loop's thread: hand the event to the stream."""
-        self._last = self.loop.time()
+        self._last = time.monotonic()
         self._push(event)
+
+    def hand_over(self, delta: TextDelta) -> None:
+        """On the engine thread, for a sink with ``direct``: the delta goes out without the loop."""
+        self._last = time.monotonic()
+        assert self.direct is not None
+        self.direct(delta)
 
     def _push(self, item: EngineEvent | None) -> None:
         self._events.append(item)
@@ -64,14 +76,14 @@ class EventSink:
     def keep_alive(self, interval_s: float) -> None:
         """Start adding ``None`` to the stream after every quiet ``interval_s`` (on the loop's thread)."""
         self._interval = interval_s
-        self._last = self.loop.time()
+        self._last = time.monotonic()
         self._timer = self.loop.call_later(interval_s, self._check)
 
     def _check(self) -> None:
         assert self._interval is not None
-        quiet = self.loop.time() - self._last
+        quiet = time.monotonic() - self._last
         if quiet >= self._interval:
-            self._last = self.loop.time()
+            self._last = time.monotonic()
             self._push(None)
             quiet = 0.0
         self._timer = self.loop.call_later(self._interval - quiet, self._check)

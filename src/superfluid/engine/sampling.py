@@ -6,9 +6,11 @@ import ctypes
 import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import llama_cpp
 import numpy as np
+import numpy.typing as npt
 
 from superfluid.engine.types import SamplingParams
 
@@ -58,6 +60,44 @@ def resolve(params: SamplingParams, defaults: Mapping[str, float], *, seed_offse
     )
 
 
+def _address_of_logits() -> Any:
+    """llama_get_logits_ith answering a plain address: the binding's own wrapper builds a ctypes pointer object."""
+    entry = ctypes.cast(llama_cpp.llama_cpp._lib.llama_get_logits_ith, ctypes.c_void_p).value
+    assert entry is not None
+    return ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)(entry)
+
+
+_logits_address = _address_of_logits()
+
+
+class LogitRows:
+    """numpy views of llama.cpp's logits rows, made once per row address and then reused.
+
+    Right after a decode every code path the engine thread runs is cold; building ctypes pointer, array and
+    buffer objects for each sample cost ~40 us there, where a dict lookup on the row's address costs ~1 us. A
+    view only ever covers memory llama.cpp has just said holds that row.
+    """
+
+    LIMIT = 4096
+
+    def __init__(self, n_vocab: int) -> None:
+        self._row_type = ctypes.c_float * n_vocab
+        self._views: dict[int, npt.NDArray[np.float32]] = {}
+
+    def row(self, ctx: llama_cpp.llama_context_p, batch_index: int) -> npt.NDArray[np.float32]:
+        """The logits of one output of the last decode (writable: biases are added in place)."""
+        address = _logits_address(ctx, batch_index)
+        if not address:
+            raise RuntimeError(f"llama.cpp has no logits for batch row {batch_index}")
+        view = self._views.get(address)
+        if view is None:
+            if len(self._views) >= self.LIMIT:  # the output buffer moved often: start over
+                self._views.clear()
+            buffer = memoryview(self._row_type.from_address(address))
+            view = self._views[address] = np.frombuffer(buffer, dtype=np.float32)
+        return view
+
+
 class SamplerChain:
     """A llama.cpp sampler chain owned by one lane; free it when the lane's job ends.
 
@@ -67,10 +107,10 @@ class SamplerChain:
     takes ~87 us on the bundled model's 49k vocabulary — about 1% of a decode.
     """
 
-    def __init__(self, sampling: EffectiveSampling, n_vocab: int) -> None:
+    def __init__(self, sampling: EffectiveSampling, n_vocab: int, rows: LogitRows | None = None) -> None:
         penalties = sampling.repeat_penalty != 1.0 or sampling.presence_penalty or sampling.frequency_penalty
         self._argmax = sampling.temperature <= 0 and not penalties
-        self._row_type = ctypes.c_float * n_vocab
+        self._rows = rows or LogitRows(n_vocab)
         self._bias_ids = np.array([t for t, _ in sampling.logit_bias], dtype=np.intp)
         self._bias_values = np.array([b for _, b in sampling.logit_bias], dtype=np.float32)
         chain = llama_cpp.llama_sampler_chain_init(llama_cpp.llama_sampler_chain_default_params())
@@ -99,8 +139,7 @@ class SamplerChain:
 
     def sample(self, ctx: llama_cpp.llama_context_p, batch_index: int) -> int:
         if self._argmax:
-            address = ctypes.addressof(llama_cpp.llama_get_logits_ith(ctx, batch_index).contents)
-            row = np.frombuffer(memoryview(self._row_type.from_address(address)), dtype=np.float32)
+            row = self._rows.row(ctx, batch_index)
             if len(self._bias_ids):
                 row[self._bias_ids] += self._bias_values
             return int(row.argmax())

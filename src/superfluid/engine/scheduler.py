@@ -18,15 +18,13 @@ from collections.abc import Sequence
 from typing import Any
 
 import llama_cpp
-import numpy as np
-import numpy.typing as npt
 
 from superfluid.engine.admission import WaitingRoom, place, place_solo
 from superfluid.engine.grammar import GrammarTokenizer
 from superfluid.engine.job import Job, Lane, Outbox
 from superfluid.engine.llama_model import LlamaModel
 from superfluid.engine.logprobs import token_logprobs
-from superfluid.engine.sampling import SamplerChain
+from superfluid.engine.sampling import LogitRows, SamplerChain
 from superfluid.engine.speculation import lookup_draft
 from superfluid.engine.text_output import Piece
 from superfluid.engine.tool_calls import ToolCallDelta
@@ -69,6 +67,7 @@ class Scheduler:
         """The last decode: generated rows, prompt rows, the rows themselves, seconds (for /slots)."""
         self._batch = llama_cpp.llama_batch_init(model.n_batch, 0, 1)
         self._piece_buf = ctypes.create_string_buffer(256)
+        self._rows = LogitRows(model.meta.n_vocab)
         self._pieces: dict[int, bytes] = {}
         self._special_pieces: dict[int, bytes] = {}
         self.decoded_tokens = 0
@@ -221,7 +220,7 @@ class Scheduler:
                 place_solo(job, self._solo_lane())
             else:
                 place(job, self.lanes)
-            job.sampler = SamplerChain(job.sampling, self.model.meta.n_vocab)
+            job.sampler = SamplerChain(job.sampling, self.model.meta.n_vocab, self._rows)
             admitted = Admitted(index=job.index, prompt_tokens=len(job.prompt), cached_tokens=job.cached)
             self._outbox.post(job.sink, admitted)
 
@@ -348,15 +347,11 @@ class Scheduler:
             if lane.job is not None:
                 lane.job.pending[:0] = [tok for ln, tok, _, kind in entries if ln is lane and kind == "prompt"]
 
-    def _logits(self, ctx: Any, batch_index: int) -> npt.NDArray[np.float32]:
-        ptr = llama_cpp.llama_get_logits_ith(ctx, batch_index)
-        return np.ctypeslib.as_array(ptr, shape=(self.model.meta.n_vocab,))
-
     def _sampled(self, job: Job, batch_index: int, committed: int) -> int | None:
         """Sample one output; returns the token, or None when the job ended with it."""
         assert job.sampler is not None and job.lane is not None
         if job.grammar is not None or job.logprobs is not None:
-            logits = self._logits(job.lane.ctx, batch_index)
+            logits = self._rows.row(job.lane.ctx, batch_index)
             distribution = None
             if job.logprobs is not None:
                 distribution = logits.copy()
@@ -439,8 +434,12 @@ class Scheduler:
         if job.pending_logprobs:
             logprobs = tuple(job.pending_logprobs)
             job.pending_logprobs.clear()
-        self._outbox.post(job.sink, TextDelta(index=job.index, content=content, reasoning=reasoning,
-                                              completion_tokens=job.generated, tool_calls=calls, logprobs=logprobs))
+        delta = TextDelta(index=job.index, content=content, reasoning=reasoning, completion_tokens=job.generated,
+                          tool_calls=calls, logprobs=logprobs)
+        if job.sink.direct is not None:
+            job.sink.hand_over(delta)
+        else:
+            self._outbox.post(job.sink, delta)
 
     def _finish(self, job: Job, reason: FinishReason) -> None:
         job.finished = True

@@ -6,6 +6,7 @@ import asyncio
 import ctypes
 import logging
 import time
+from collections.abc import Callable
 
 from superfluid.engine.grammar import GrammarState, GrammarTokenizer
 from superfluid.engine.job import EventSink, Job
@@ -18,7 +19,14 @@ from superfluid.engine.scheduler import Scheduler
 from superfluid.engine.stream import GenerationStream
 from superfluid.engine.text_output import TextOutput
 from superfluid.engine.tool_calls import FORMAT_MARKERS, tool_format
-from superfluid.engine.types import ChatPrompt, FimPrompt, GenerationRequest, PreparedPrompt, TextPrompt
+from superfluid.engine.types import (
+    ChatPrompt,
+    FimPrompt,
+    GenerationRequest,
+    PreparedPrompt,
+    TextDelta,
+    TextPrompt,
+)
 from superfluid.errors import (
     ConstraintUnsatisfiable,
     ContextLengthExceeded,
@@ -141,11 +149,15 @@ class ServedModel:
         wanted = request.max_tokens or self.settings.max_tokens or room
         return max(1, min(wanted, room))
 
-    def generate(self, request: GenerationRequest, prepared: PreparedPrompt | None = None) -> GenerationStream:
-        """Queue the request's choices on the engine thread; errors in the request raise here."""
+    def generate(self, request: GenerationRequest, prepared: PreparedPrompt | None = None, *,
+                 direct: Callable[[TextDelta], None] | None = None) -> GenerationStream:
+        """Queue the request's choices on the engine thread; errors in the request raise here.
+
+        ``direct`` takes the TextDeltas on the engine thread instead of the stream (see EventSink).
+        """
         prepared = prepared or self.prepare(request)
         max_new = self.max_new_tokens(request, len(prepared.tokens))
-        sink = EventSink(asyncio.get_running_loop())
+        sink = EventSink(asyncio.get_running_loop(), direct)
         thinking = isinstance(request.prompt, ChatPrompt) and self.template.thinks
         banned = self.llama.eog_tokens if request.sampling.ignore_eos else ()
         plan = prepared.plan

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from connexion import context
+from starlette.responses import JSONResponse, Response
 
 from superfluid.engine.grammar import ANY_JSON_OBJECT, Constraint
 from superfluid.engine.stream import GenerationStream
@@ -15,7 +16,8 @@ from superfluid.errors import InvalidRequest, SuperfluidError, UnsupportedInput
 from superfluid.handlers import openai_params as params
 from superfluid.handlers import openai_shapes as shapes
 from superfluid.handlers.context import collect, now, qos_and_invariance, services
-from superfluid.http.streams import Frame, StreamItem, dumps, sse
+from superfluid.http.direct import DeltaStream
+from superfluid.http.streams import Frame, StreamItem, dumps, sse, sse_data
 
 _TEXT_PARTS = frozenset({"text", "input_text"})
 
@@ -117,9 +119,18 @@ async def create_chat_completion(body: dict[str, Any]) -> Response:
         qos=qos,
         batch_invariant=invariant,
     )
-    generation = model.generate(request)
     completion_id = svc.next_id("chatcmpl")
     created = now()
+    options = body.get("stream_options") or {}
+    continuous_usage = bool(options.get("continuous_usage_stats"))
+    chunks = _Chunks(completion_id, created, model.id, logprobs=request.logprobs is not None)
+    # Continuous usage figures need the cached count the loop learns at admission: those streams keep the loop.
+    out = DeltaStream(context.scope, allowed=stream and not continuous_usage)
+
+    def render(delta: TextDelta) -> bytes:
+        return sse_data(chunks.delta(delta))
+
+    generation = model.generate(request, direct=out.hook(render))
     if not stream:
         result = await collect(generation)
         reply = {
@@ -142,50 +153,63 @@ async def create_chat_completion(body: dict[str, Any]) -> Response:
     except BaseException:
         generation.cancel()
         raise
-    options = body.get("stream_options") or {}
-    frames = _chunks(generation, completion_id, created, model.id, bool(options.get("continuous_usage_stats")),
-                     request.logprobs is not None, svc.settings.keepalive_s)
-    return StreamingResponse(
-        sse(frames, keepalive_s=None, error_frame=SuperfluidError.openai_body),
-        media_type="text/event-stream",
-        headers={"cache-control": "no-cache", "x-superfluid-warm": str(warm)},
-    )
+    frames = sse(_frames(generation, chunks, continuous_usage, svc.settings.keepalive_s), keepalive_s=None,
+                 error_frame=SuperfluidError.openai_body)
+    lead = sse_data(chunks.chunk({"role": "assistant", "content": ""}))
+    return out.response(lead, frames, cancel=generation.cancel, media_type="text/event-stream",
+                        headers={"cache-control": "no-cache", "x-superfluid-warm": str(warm)})
 
 
-async def _chunks(generation: GenerationStream, completion_id: str, created: int, model_id: str,
-                  continuous_usage: bool, logprobs: bool, keepalive_s: float) -> AsyncIterator[StreamItem]:
-    def chunk(delta: dict[str, Any], finish: str | None = None) -> Frame:
-        return {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": model_id,
+class _Chunks:
+    """The chunk objects of one streamed chat completion."""
+
+    def __init__(self, completion_id: str, created: int, model_id: str, *, logprobs: bool) -> None:
+        self.completion_id, self.created, self.model_id = completion_id, created, model_id
+        self.logprobs = logprobs
+        # The hot path, a plain content delta, is written as text around the encoded content.
+        self._head, self._tail = dumps(self.chunk({"content": "\u0000"})).split('"\\u0000"')
+
+    def chunk(self, delta: dict[str, Any], finish: str | None = None) -> Frame:
+        return {"id": self.completion_id, "object": "chat.completion.chunk", "created": self.created,
+                "model": self.model_id,
                 "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
 
-    # The hot path, a plain content delta, is written as text around the encoded content.
-    head = dumps(chunk({"content": "\u0000"})).split('"\\u0000"')
-    plain = not (continuous_usage or logprobs)
-    yield chunk({"role": "assistant", "content": ""})
+    def delta(self, event: TextDelta) -> Frame | str:
+        """The chunk of one TextDelta (without continuous usage figures); safe on any thread."""
+        if not self.logprobs and event.content and not event.reasoning and not event.tool_calls:
+            return self._head + dumps(event.content) + self._tail
+        return self.delta_frame(event)
+
+    def delta_frame(self, event: TextDelta) -> Frame:
+        delta: dict[str, Any] = {}
+        if event.reasoning:
+            delta["reasoning_content"] = event.reasoning
+        if event.content:
+            delta["content"] = event.content
+        if event.tool_calls:
+            delta["tool_calls"] = shapes.tool_call_deltas(event.tool_calls)
+        frame = self.chunk(delta)
+        if self.logprobs:
+            frame["choices"][0]["logprobs"] = shapes.chat_logprobs(event.logprobs)
+        return frame
+
+
+async def _frames(generation: GenerationStream, chunks: _Chunks, continuous_usage: bool,
+                  keepalive_s: float) -> AsyncIterator[StreamItem]:
     async for event in generation.timed_events(keepalive_s):
         if event is None:
             yield None
         elif isinstance(event, TextDelta):
-            if plain and event.content and not event.reasoning and not event.tool_calls:
-                yield head[0] + dumps(event.content) + head[1]
+            if not continuous_usage:
+                yield chunks.delta(event)
                 continue
-            delta: dict[str, Any] = {}
-            if event.reasoning:
-                delta["reasoning_content"] = event.reasoning
-            if event.content:
-                delta["content"] = event.content
-            if event.tool_calls:
-                delta["tool_calls"] = shapes.tool_call_deltas(event.tool_calls)
-            frame = chunk(delta)
-            if logprobs:
-                frame["choices"][0]["logprobs"] = shapes.chat_logprobs(event.logprobs)
-            if continuous_usage:
-                frame["usage"] = params.usage_body(generation.prompt_tokens, event.completion_tokens,
-                                                   generation.cached_tokens or 0)
+            frame = chunks.delta_frame(event)
+            frame["usage"] = params.usage_body(generation.prompt_tokens, event.completion_tokens,
+                                               generation.cached_tokens or 0)
             yield frame
         else:
             usage = event.usage
-            final = chunk({}, event.finish_reason)
+            final = chunks.chunk({}, event.finish_reason)
             final["usage"] = params.usage_body(usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens)
             final["superfluid"] = _extension(usage.cached_tokens, event.spec)
             yield final

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from connexion import context
+from starlette.responses import JSONResponse, Response
 
 from superfluid.engine.stream import GenerationStream
 from superfluid.engine.types import FimPrompt, GenerationRequest, TextDelta, TextPrompt
@@ -13,7 +14,8 @@ from superfluid.errors import SuperfluidError, UnsupportedParameter
 from superfluid.handlers import openai_params as params
 from superfluid.handlers import openai_shapes as shapes
 from superfluid.handlers.context import admit_fim, collect, now, qos_and_invariance, services
-from superfluid.http.streams import Frame, StreamItem, sse
+from superfluid.http.direct import DeltaStream
+from superfluid.http.streams import Frame, StreamItem, sse, sse_data
 
 DEFAULT_MAX_TOKENS = 128
 
@@ -47,10 +49,17 @@ async def create_completion(body: dict[str, Any]) -> Response:
         qos=qos,
         batch_invariant=invariant,
     )
-    generation = model.generate(request)
     completion_id = svc.next_id("cmpl")
     created = now()
     prefix = body["prompt"] if echo else ""
+    chunks = _Chunks(completion_id, created, model.id, len(prefix), logprobs=request.logprobs is not None)
+    out = DeltaStream(context.scope, allowed=stream)
+
+    def render(delta: TextDelta) -> bytes | None:
+        frame = chunks.delta(delta)
+        return sse_data(frame) if frame is not None else None
+
+    generation = model.generate(request, direct=out.hook(render))
     if not stream:
         result = await collect(generation)
         choice = result.choices[0]
@@ -74,39 +83,49 @@ async def create_completion(body: dict[str, Any]) -> Response:
     except BaseException:
         generation.cancel()
         raise
-    return StreamingResponse(
-        sse(_chunks(generation, completion_id, created, model.id, prefix, request.logprobs is not None,
-                    svc.settings.keepalive_s),
-            keepalive_s=None,
-            error_frame=SuperfluidError.openai_body),
-        media_type="text/event-stream",
-        headers={"cache-control": "no-cache", "x-superfluid-warm": str(warm)},
-    )
+    frames = sse(_frames(generation, chunks, svc.settings.keepalive_s), keepalive_s=None,
+                 error_frame=SuperfluidError.openai_body)
+    lead = sse_data(chunks.chunk(prefix)) if prefix else b""
+    return out.response(lead, frames, cancel=generation.cancel, media_type="text/event-stream",
+                        headers={"cache-control": "no-cache", "x-superfluid-warm": str(warm)})
 
 
-async def _chunks(generation: GenerationStream, completion_id: str, created: int, model_id: str,
-                  prefix: str, logprobs: bool, keepalive_s: float) -> AsyncIterator[StreamItem]:
-    def chunk(text: str, finish: str | None = None) -> Frame:
-        return {"id": completion_id, "object": "text_completion", "created": created, "model": model_id,
-                "choices": [{"index": 0, "text": text, "logprobs": None, "finish_reason": finish}]}
+class _Chunks:
+    """The chunk objects of one streamed completion; ``delta`` keeps the text offset for log probabilities."""
 
-    if prefix:
-        yield chunk(prefix)
-    offset = len(prefix)
+    def __init__(self, completion_id: str, created: int, model_id: str, offset: int, *, logprobs: bool) -> None:
+        self.completion_id, self.created, self.model_id = completion_id, created, model_id
+        self.offset = offset
+        self.logprobs = logprobs
+
+    def chunk(self, text: str, finish: str | None = None) -> Frame:
+        return {"id": self.completion_id, "object": "text_completion", "created": self.created,
+                "model": self.model_id, "choices": [{"index": 0, "text": text, "logprobs": None,
+                                                     "finish_reason": finish}]}
+
+    def delta(self, event: TextDelta) -> Frame | None:
+        """The chunk of one TextDelta, if it carries anything (called in order, on one thread at a time)."""
+        if not (event.content or (self.logprobs and event.logprobs)):
+            return None
+        frame = self.chunk(event.content)
+        if self.logprobs:
+            frame["choices"][0]["logprobs"] = shapes.completion_logprobs(event.logprobs, self.offset)
+        self.offset += len(event.content)
+        return frame
+
+
+async def _frames(generation: GenerationStream, chunks: _Chunks, keepalive_s: float) -> AsyncIterator[StreamItem]:
     async for event in generation.timed_events(keepalive_s):
         if event is None:
             yield None
-            continue
-        if isinstance(event, TextDelta):
-            if event.content or (logprobs and event.logprobs):
-                frame = chunk(event.content)
-                if logprobs:
-                    frame["choices"][0]["logprobs"] = shapes.completion_logprobs(event.logprobs, offset)
-                offset += len(event.content)
+        elif isinstance(event, TextDelta):
+            frame = chunks.delta(event)
+            if frame is not None:
                 yield frame
-            continue
-        usage = event.usage
-        final = chunk("", event.finish_reason)
-        final["usage"] = params.usage_body(usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens)
-        final["superfluid"] = {"cached": usage.cached_tokens, "expired": event.expired, "served_by": model_id}
-        yield final
+        else:
+            usage = event.usage
+            final = chunks.chunk("", event.finish_reason)
+            final["usage"] = params.usage_body(usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens)
+            final["superfluid"] = {"cached": usage.cached_tokens, "expired": event.expired,
+                                   "served_by": chunks.model_id}
+            yield final

@@ -13,7 +13,8 @@ from collections.abc import AsyncIterator, Iterable
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from connexion import context
+from starlette.responses import JSONResponse, Response
 
 from superfluid.engine.served_model import ServedModel
 from superfluid.engine.stream import GenerationStream
@@ -21,6 +22,7 @@ from superfluid.engine.tool_calls import ToolCallDelta
 from superfluid.engine.types import FinishReason, GenerationRequest, TextDelta, TokenLogprob
 from superfluid.errors import EngineFailure
 from superfluid.handlers.context import collect, services
+from superfluid.http.direct import DeltaStream
 from superfluid.http.streams import Frame, dumps, ndjson
 
 Kind = Literal["chat", "generate"]
@@ -107,24 +109,39 @@ class CallCollector:
                 self.calls[-1]["arguments"] += piece.arguments
 
 
-async def stream_records(generation: GenerationStream, kind: Kind, model: str, *, started_ns: int,
-                         logprobs: bool, keepalive_s: float) -> AsyncIterator[Frame | None]:
+class Records:
+    """The records of one streamed reply; ``delta`` gathers tool-call pieces (called in order, one thread at a
+    time: the engine thread when the stream is direct, else the loop)."""
+
+    def __init__(self, kind: Kind, model: str, *, logprobs: bool) -> None:
+        self.kind, self.model, self.logprobs = kind, model, logprobs
+        self.calls = CallCollector()
+
+    def delta(self, event: TextDelta) -> Frame | None:
+        self.calls.add(event.tool_calls)
+        if not (event.content or event.reasoning or (self.logprobs and event.logprobs)):
+            return None
+        frame = record(self.kind, self.model, event.content, event.reasoning)
+        if self.logprobs:
+            frame["logprobs"] = logprobs_body(event.logprobs)
+        return frame
+
+
+async def stream_records(generation: GenerationStream, records: Records, *, started_ns: int,
+                         keepalive_s: float) -> AsyncIterator[Frame | None]:
     """Engine events -> records: one per piece of text, the tool calls whole, then the terminal record;
     ``None`` whenever the stream was quiet for ``keepalive_s``."""
-    calls = CallCollector()
+    kind, model = records.kind, records.model
     async for event in generation.timed_events(keepalive_s):
         if event is None:
             yield None
             continue
         if isinstance(event, TextDelta):
-            calls.add(event.tool_calls)
-            if event.content or event.reasoning or (logprobs and event.logprobs):
-                frame = record(kind, model, event.content, event.reasoning)
-                if logprobs:
-                    frame["logprobs"] = logprobs_body(event.logprobs)
+            frame = records.delta(event)
+            if frame is not None:
                 yield frame
             continue
-        whole = whole_calls(calls.calls, event.finish_reason)
+        whole = whole_calls(records.calls.calls, event.finish_reason)
         if whole:
             yield record(kind, model, tool_calls=whole)
         usage = event.usage
@@ -137,8 +154,15 @@ async def reply(model: ServedModel, request: GenerationRequest, kind: Kind, *, s
                 started_ns: int) -> Response:
     """Run a request and answer it: one JSON record, or an NDJSON stream once a lane has taken it (so errors
     before that keep their HTTP status)."""
-    generation = model.generate(request)
     logprobs = request.logprobs is not None
+    records = Records(kind, model.id, logprobs=logprobs)
+    out = DeltaStream(context.scope, allowed=stream)
+
+    def render(delta: TextDelta) -> bytes | None:
+        frame = records.delta(delta)
+        return (dumps(frame) + "\n").encode() if frame is not None else None
+
+    generation = model.generate(request, direct=out.hook(render))
     if not stream:
         result = await collect(generation)
         choice = result.choices[0]
@@ -156,12 +180,9 @@ async def reply(model: ServedModel, request: GenerationRequest, kind: Kind, *, s
     except BaseException:
         generation.cancel()
         raise
-    frames = stream_records(generation, kind, model.id, started_ns=started_ns, logprobs=logprobs,
-                            keepalive_s=services().settings.keepalive_s)
-    return StreamingResponse(
-        ndjson(frames, keepalive_s=None, keepalive_frame=lambda: record(kind, model.id)),
-        media_type=NDJSON,
-    )
+    frames = stream_records(generation, records, started_ns=started_ns, keepalive_s=services().settings.keepalive_s)
+    return out.response(b"", ndjson(frames, keepalive_s=None, keepalive_frame=lambda: record(kind, model.id)),
+                        cancel=generation.cancel, media_type=NDJSON)
 
 
 def preloaded(kind: Kind, model: str, *, stream: bool) -> Response:

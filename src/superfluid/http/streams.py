@@ -22,8 +22,12 @@ token deltas), and ``None``: "send a keep-alive now" (sources that time their ow
 StreamItem = Frame | str | None
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    """Compact JSON with non-ASCII text as is (one encoder for all: json.dumps builds one per call with options)."""
+    return _ENCODER.encode(obj)
 
 
 async def _with_keepalive(source: AsyncIterator[Frame], interval_s: float) -> AsyncIterator[Frame | None]:
@@ -65,6 +69,11 @@ def _timed(source: AsyncIterator[Any], keepalive_s: float | None) -> AsyncIterat
     return source if keepalive_s is None else _with_keepalive(source, keepalive_s)
 
 
+def sse_data(frame: Frame | str) -> bytes:
+    """One SSE ``data:`` message; a ``str`` frame is JSON already encoded."""
+    return b"data: " + (frame if isinstance(frame, str) else dumps(frame)).encode() + b"\n\n"
+
+
 async def sse(
     source: AsyncIterator[Any],
     *,
@@ -78,13 +87,12 @@ async def sse(
         async for frame in _timed(source, keepalive_s):
             if frame is None:
                 yield b": keep-alive\n\n"
-                continue
-            if isinstance(frame, str):
-                yield b"data: " + frame.encode() + b"\n\n"
-                continue
-            name = event_name(frame) if event_name else None
-            prefix = f"event: {name}\n" if name else ""
-            yield f"{prefix}data: {dumps(frame)}\n\n".encode()
+            elif isinstance(frame, str) or event_name is None:
+                yield sse_data(frame)
+            else:
+                name = event_name(frame)
+                prefix = f"event: {name}\n" if name else ""
+                yield f"{prefix}data: {dumps(frame)}\n\n".encode()
     except Exception as exc:  # an error after the first byte becomes a final frame
         error = _as_superfluid_error(exc)
         frame = error_frame(error)
