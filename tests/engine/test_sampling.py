@@ -156,7 +156,8 @@ def _greedy(model: LlamaModel, bias: dict[int, float]) -> tuple[int, int]:
 def test_greedy_argmax_picks_what_the_llama_chain_picks(model: LlamaModel) -> None:
     natural, fast = _greedy(model, {})
     assert fast == natural
-    for bias in ({natural: float("-inf")}, {natural: -3.0, 11: 0.5}, {11: 100.0}, {200: float("-inf"), 300: 2.5}):
+    for bias in ({natural: float("-inf")}, {natural: -3.0, 11: 0.5}, {11: 100.0}, {200: float("-inf"), 300: 2.5},
+                 {natural: float("-inf"), 11: 0.5, 12: float("-inf")}):
         expected, fast = _greedy(model, bias)
         assert fast == expected, bias
     assert _greedy(model, {natural: float("-inf")})[1] != natural

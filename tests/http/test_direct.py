@@ -93,21 +93,28 @@ def test_a_full_socket_parks_frames_without_blocking_the_writer() -> None:
     assert elapsed < 30  # generous: what matters is that it returned with no reader at all
 
 
-def test_a_closed_peer_ends_the_output() -> None:
+def test_a_closed_peer_ends_the_output_and_reports_it_once() -> None:
+    reports: list[str] = []
+
     async def scenario() -> ChunkWriter:
         ours, theirs = socket.socketpair()
         ours.setblocking(False)
         theirs.close()
         writer = ChunkWriter(asyncio.get_running_loop())
+        writer.on_failure(lambda: reports.append("before"))
         writer.open(ours.fileno(), b"lead")
         await asyncio.to_thread(writer.write, b"gone")
         await writer.drain()  # returns: nothing will ever be sent
         writer.write(b"dropped")
+        writer.fail()
+        await asyncio.sleep(0.05)
+        writer.on_failure(lambda: reports.append("after"))  # registered once already lost: runs at once
         writer.close()
         ours.close()
         return writer
 
     assert asyncio.run(scenario()).failed
+    assert reports == ["before", "after"]
 
 
 def test_a_render_that_fails_ends_the_output_instead_of_raising() -> None:
@@ -316,3 +323,21 @@ def test_a_client_that_leaves_before_the_head_cancels_the_generation(served: tup
             time.sleep(0.05)
     finally:
         services.model.admit_delay_s = 0.0
+
+
+def test_a_delta_that_cannot_be_rendered_aborts_the_stream(served: tuple[str, _Services]) -> None:
+    """The client must see a body cut short, not a clean end, and the generation must stop."""
+    base_url, services = served
+    broken: Any = object()  # content that JSON cannot encode
+    services.model.deltas = [*DELTAS[:5], TextDelta(0, content=broken), *DELTAS[5:]]
+    try:
+        with httpx.Client(base_url=base_url, timeout=30) as client, \
+                client.stream("POST", "/v1/chat/completions", json=ROUTES["/v1/chat/completions"]) as response:
+            with pytest.raises(httpx.RemoteProtocolError):
+                response.read()
+        deadline = time.monotonic() + 10
+        while not services.model.streams[-1].cancelled:
+            assert time.monotonic() < deadline, "the generation went on after its output was lost"
+            time.sleep(0.05)
+    finally:
+        services.model.deltas = DELTAS

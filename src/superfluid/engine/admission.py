@@ -22,9 +22,6 @@ class WaitingRoom:
     def __init__(self) -> None:
         self.jobs: list[Job] = []
 
-    def __len__(self) -> int:
-        return len(self.jobs)
-
     def add(self, job: Job) -> None:
         self.jobs.append(job)
 

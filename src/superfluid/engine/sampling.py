@@ -111,8 +111,13 @@ class SamplerChain:
         penalties = sampling.repeat_penalty != 1.0 or sampling.presence_penalty or sampling.frequency_penalty
         self._argmax = sampling.temperature <= 0 and not penalties
         self._rows = rows or LogitRows(n_vocab)
-        self._bias_ids = np.array([t for t, _ in sampling.logit_bias], dtype=np.intp)
-        self._bias_values = np.array([b for _, b in sampling.logit_bias], dtype=np.float32)
+        # Bans (-inf) are checked after the argmax instead of written into the row first: when the pick is not
+        # banned it is the first maximum of the banned row too, since a ban only lowers other entries.
+        shifts = [(t, b) for t, b in sampling.logit_bias if b != float("-inf")]
+        self._bans = frozenset(t for t, b in sampling.logit_bias if b == float("-inf"))
+        self._ban_ids = np.array(sorted(self._bans), dtype=np.intp)
+        self._bias_ids = np.array([t for t, _ in shifts], dtype=np.intp)
+        self._bias_values = np.array([b for _, b in shifts], dtype=np.float32)
         chain = llama_cpp.llama_sampler_chain_init(llama_cpp.llama_sampler_chain_default_params())
         self._chain = chain
         add = llama_cpp.llama_sampler_chain_add
@@ -142,7 +147,11 @@ class SamplerChain:
             row = self._rows.row(ctx, batch_index)
             if len(self._bias_ids):
                 row[self._bias_ids] += self._bias_values
-            return int(row.argmax())
+            token = int(row.argmax())
+            if token in self._bans:
+                row[self._ban_ids] = -np.inf
+                token = int(row.argmax())
+            return token
         return int(llama_cpp.llama_sampler_sample(self._chain, ctx, batch_index))
 
     def close(self) -> None:

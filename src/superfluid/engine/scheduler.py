@@ -154,7 +154,7 @@ class Scheduler:
     # ---- engine thread ----------------------------------------------------------------------------
     def _run(self) -> None:
         while True:
-            idle = not len(self._waiting) and all(lane.job is None for lane in self._all_lanes())
+            idle = not self._waiting.jobs and not self._busy()
             if idle:
                 self._outbox.flush()
             item = self._inbox.get() if idle else None
@@ -172,7 +172,7 @@ class Scheduler:
                 self._drop_cancelled()
                 if self._waiting.jobs:
                     self._admit()
-                decoded = any(lane.job is not None for lane in self._all_lanes()) and self._tick()
+                decoded = self._busy() and self._tick()
                 if not decoded:  # otherwise the events went out just before the decode
                     self._outbox.flush()
             except Exception:
@@ -198,6 +198,13 @@ class Scheduler:
                 if now > running.deadline:
                     running.expired = True
                     self._finish(running, "length")
+
+    def _busy(self) -> bool:
+        """Some lane has a job (a plain loop: this runs between every two decodes, with cold caches)."""
+        for lane in self.lanes:
+            if lane.job is not None:
+                return True
+        return self._solo is not None and self._solo.job is not None
 
     def _all_lanes(self) -> list[Lane]:
         return self.lanes if self._solo is None else [*self.lanes, self._solo]
@@ -247,7 +254,8 @@ class Scheduler:
                 history = [*lane.tokens, job.next_token]
                 draft = lookup_draft(history, min(self.spec_draft, job.max_new_tokens - job.generated - 1))
                 entries.extend((lane, tok, True, "draft") for tok in draft)
-        budget = self.model.n_batch - len(entries)
+        n_gen = len(entries)  # generated rows (next tokens and drafts) come first, prompt rows after
+        budget = self.model.n_batch - n_gen
         prefilling = [ln for ln in lanes if ln.job is not None and ln.job.pending]
         # Prompt chunks share what is left of the batch, most urgent class first.
         for lane in sorted(prefilling, key=lambda ln: (ln.job.rank, ln.job.arrival) if ln.job else (9, 0)):
@@ -262,7 +270,7 @@ class Scheduler:
         if not entries:
             return False
         self._fill_batch(entries)
-        if not self._decode(entries):
+        if not self._decode(entries, n_gen):
             return False
         now = time.monotonic()
         by_lane: dict[int, list[int]] = {}
@@ -311,13 +319,12 @@ class Scheduler:
                 llama_cpp.llama_memory_seq_rm(lane.memory, lane.seq, keep, -1)
                 del lane.tokens[keep:]
 
-    def _decode(self, entries: list[Entry]) -> bool:
+    def _decode(self, entries: list[Entry], n_gen: int) -> bool:
         started = time.monotonic()
         ctx = entries[0][0].ctx
         self._outbox.flush()  # the loop wakes to these while llama_decode runs without the GIL
         status = llama_cpp.llama_decode(ctx, self._batch)
         if status == 0:
-            n_gen = sum(1 for e in entries if e[3] != "prompt")
             self.decoded_tokens += n_gen
             self.prefilled_tokens += len(entries) - n_gen
             elapsed = time.monotonic() - started

@@ -54,11 +54,19 @@ def expose_connection(app: ASGIApp) -> ASGIApp:
 
 @dataclass(frozen=True)
 class Connection:
-    """The uvicorn request cycle behind one HTTP request, and its socket's file descriptor."""
+    """The uvicorn request cycle behind one HTTP request, and its transport."""
 
     cycle: Any
     transport: asyncio.Transport
-    fd: int
+
+    def live_fd(self) -> int:
+        """The socket's descriptor while the connection is open, else -1. Call it on the loop and use the answer
+        before the next ``await``: only the loop closes the transport, and a closed descriptor's number may soon
+        belong to another client's connection."""
+        if self.cycle.disconnected or self.transport.is_closing():
+            return -1
+        sock = self.transport.get_extra_info("socket")
+        return sock.fileno() if sock is not None else -1
 
 
 def direct_connection(scope: Mapping[str, Any]) -> Connection | None:
@@ -67,11 +75,10 @@ def direct_connection(scope: Mapping[str, Any]) -> Connection | None:
     if cycle is None or type(cycle).__module__ != _HTTPTOOLS_CYCLE:
         return None
     transport = getattr(cycle, "transport", None)
-    if transport is None or transport.is_closing() or transport.get_extra_info("sslcontext") is not None:
+    if transport is None or transport.get_extra_info("sslcontext") is not None:
         return None
-    sock = transport.get_extra_info("socket")
-    fd = sock.fileno() if sock is not None else -1
-    return Connection(cycle, transport, fd) if fd >= 0 else None
+    connection = Connection(cycle, transport)
+    return connection if connection.live_fd() >= 0 else None
 
 
 class ChunkWriter:
@@ -90,7 +97,9 @@ class ChunkWriter:
         self._watching = False
         self._drained: asyncio.Future[None] | None = None
         self.failed = False
-        """The socket refused a write (the client is gone); later frames are dropped."""
+        """The output is lost (the socket refused a write, or a frame could not be rendered); later frames are
+        dropped, and the body can no longer end cleanly."""
+        self._on_failure: Callable[[], None] | None = None
         self.parked = 0
         """Times the socket was full and frames waited for the loop (a slow client)."""
 
@@ -110,6 +119,20 @@ class ChunkWriter:
     def deltas(self, render: Callable[[T], bytes | None]) -> DeltaHook[T]:
         """The engine's hook: render each delta and write it."""
         return DeltaHook(self, render)
+
+    def on_failure(self, callback: Callable[[], None]) -> None:
+        """On the loop: run ``callback`` once if the output is lost (now, if it already is)."""
+        with self._lock:
+            now = self.failed
+            self._on_failure = None if now else callback
+        if now:
+            callback()
+
+    def fail(self) -> None:
+        """Any thread: the output is lost; the loop is told."""
+        with self._lock:
+            self.failed = True
+        self._tell_loop(self._settle)
 
     def open(self, fd: int, lead: bytes = b"") -> None:
         """On the loop: start writing to ``fd`` (duplicated), ``lead`` ahead of every queued frame."""
@@ -165,13 +188,18 @@ class ChunkWriter:
         self._settle()
 
     def _settle(self) -> None:
-        """On the loop: nothing is waiting any more (or never will be sent): stop watching, wake ``drain``."""
+        """On the loop: nothing is waiting any more (or never will be sent): stop watching, wake ``drain``; a
+        lost output is reported once."""
         with self._lock:
             if self._watching:
                 self._loop.remove_writer(self._fd)
                 self._watching = False
+            report = None
             if self.failed:
                 self._pending.clear()
+                report, self._on_failure = self._on_failure, None
+        if report is not None:
+            report()
         if self._drained is not None and not self._drained.done():
             self._drained.set_result(None)
 
@@ -206,14 +234,15 @@ class DeltaHook(Generic[T]):
         self._render = render
 
     def __call__(self, delta: T) -> None:
+        if self.writer.failed:
+            return
         try:
             payload = self._render(delta)
+            if payload:
+                self.writer.write(payload)
         except Exception:
             log.exception("rendering a streamed delta failed; the stream ends here")
-            self.writer.failed = True
-            return
-        if payload:
-            self.writer.write(payload)
+            self.writer.fail()
 
 
 class _Stream(StreamingResponse):
@@ -250,6 +279,7 @@ class DirectStream(_Stream):
     async def stream_response(self, send: Send) -> None:
         await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
         cycle, transport = self.connection.cycle, self.connection.transport
+        self.writer.on_failure(self._abandon)
         try:
             if cycle.disconnected:
                 return  # the client left before the head went out; __call__ cancels the generation
@@ -257,13 +287,31 @@ class DirectStream(_Stream):
                 raise RuntimeError("a direct stream needs a chunked response")
             while transport.get_write_buffer_size() and not cycle.disconnected:
                 await asyncio.sleep(0.002)  # the head is still in uvicorn's buffer; our bytes go after it
-            self.writer.open(self.connection.fd, self._lead)
+            fd = self.connection.live_fd()
+            if fd < 0:
+                return
+            self.writer.open(fd, self._lead)  # no await since live_fd: the descriptor is this connection's
             async for chunk in self._content:
                 self.writer.write(chunk)
             await self.writer.drain()
+            if self.writer.failed:  # the connection is being aborted; uvicorn's notice cancels this task
+                for _ in range(100):
+                    if cycle.disconnected:
+                        return
+                    await asyncio.sleep(0.01)
+                return
         finally:
+            # A cancelled stream (the client left) had the cancellation thrown through its generators, whose own
+            # clean-up cancels the generation; the response's __call__ cancels it too. Here only the descriptor
+            # is left to close.
             self.writer.close()
         await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    def _abandon(self) -> None:
+        """The output is lost mid-body: stop generating, and abort the connection so that the client sees a
+        body cut short (never a clean end) and uvicorn does not reuse the connection."""
+        self._cancel()
+        self.connection.transport.abort()
 
 
 class DeltaStream:
