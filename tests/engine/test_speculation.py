@@ -1,4 +1,6 @@
-from superfluid.engine.speculation import lookup_draft
+import random
+
+from superfluid.engine.speculation import DraftIndex, lookup_draft
 
 
 def test_no_draft_without_a_long_enough_repeat() -> None:
@@ -29,3 +31,20 @@ def test_matches_only_on_token_boundaries() -> None:
 def test_large_token_ids() -> None:
     seq = [150000, 2, 150000, 2, 150000]
     assert lookup_draft(seq, 3, min_match=2) == [2, 150000]
+
+
+def test_the_bigram_index_drafts_exactly_what_the_full_lookup_drafts() -> None:
+    """Grown token by token, with tails cut off now and then (rejected drafts), as a lane's sequence is."""
+    rng = random.Random(7)
+    index, tokens = DraftIndex(), [rng.randrange(6) for _ in range(20)]
+    drafted = 0
+    for _ in range(3000):
+        nxt = tokens[-10] if rng.random() < 0.9 else rng.randrange(6)  # mostly a 10-token cycle
+        got = index.draft(tokens, nxt, 4)
+        assert got == lookup_draft([*tokens, nxt], 4)
+        drafted += bool(got)
+        tokens.append(nxt)
+        if rng.random() < 0.05:
+            del tokens[-rng.randrange(1, 4):]
+    assert 300 < drafted < 2700  # both answers are exercised
+    assert index.draft(tokens, 0, 0) == []

@@ -332,9 +332,9 @@ def test_a_delta_that_cannot_be_rendered_aborts_the_stream(served: tuple[str, _S
     services.model.deltas = [*DELTAS[:5], TextDelta(0, content=broken), *DELTAS[5:]]
     try:
         with httpx.Client(base_url=base_url, timeout=30) as client, \
-                client.stream("POST", "/v1/chat/completions", json=ROUTES["/v1/chat/completions"]) as response:
-            with pytest.raises(httpx.RemoteProtocolError):
-                response.read()
+                client.stream("POST", "/v1/chat/completions", json=ROUTES["/v1/chat/completions"]) as response, \
+                pytest.raises(httpx.RemoteProtocolError):
+            response.read()
         deadline = time.monotonic() + 10
         while not services.model.streams[-1].cancelled:
             assert time.monotonic() < deadline, "the generation went on after its output was lost"

@@ -13,7 +13,7 @@ from typing import Any
 
 from superfluid.engine.grammar import GrammarState, LazyGrammar
 from superfluid.engine.sampling import EffectiveSampling, SamplerChain
-from superfluid.engine.speculation import SpecStats
+from superfluid.engine.speculation import DraftIndex, SpecStats
 from superfluid.engine.text_output import TextOutput
 from superfluid.engine.tool_readers import CallReader
 from superfluid.engine.types import EngineEvent, TextDelta, TokenLogprob
@@ -166,6 +166,7 @@ class Job:
     expired: bool = False
     spec: SpecStats = field(default_factory=SpecStats)
     spec_pause: int = 0
+    drafts: DraftIndex = field(default_factory=DraftIndex)
 
     @property
     def rank(self) -> int:

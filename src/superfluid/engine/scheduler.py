@@ -25,7 +25,6 @@ from superfluid.engine.job import Job, Lane, Outbox
 from superfluid.engine.llama_model import LlamaModel
 from superfluid.engine.logprobs import token_logprobs
 from superfluid.engine.sampling import LogitRows, SamplerChain
-from superfluid.engine.speculation import lookup_draft
 from superfluid.engine.text_output import Piece
 from superfluid.engine.tool_calls import ToolCallDelta
 from superfluid.engine.types import Admitted, Failed, Finished, FinishReason, TextDelta, TokenLogprob, Usage
@@ -251,8 +250,8 @@ class Scheduler:
             if job.spec_pause > 0:
                 job.spec_pause -= 1
             elif self.spec_draft and len(decoding) <= SPEC_MAX_LANES and not job.batch_invariant:
-                history = [*lane.tokens, job.next_token]
-                draft = lookup_draft(history, min(self.spec_draft, job.max_new_tokens - job.generated - 1))
+                draft = job.drafts.draft(lane.tokens, job.next_token,
+                                         min(self.spec_draft, job.max_new_tokens - job.generated - 1))
                 entries.extend((lane, tok, True, "draft") for tok in draft)
         n_gen = len(entries)  # generated rows (next tokens and drafts) come first, prompt rows after
         budget = self.model.n_batch - n_gen

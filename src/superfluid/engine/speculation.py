@@ -42,6 +42,33 @@ def lookup_draft(tokens: Sequence[int], max_draft: int, min_match: int = MIN_MAT
         end = at + len(tail) - 1
 
 
+class DraftIndex:
+    """The bigrams of one lane's sequence, kept as it grows, so that most ticks skip the full lookup.
+
+    A repeat of the last ``MIN_MATCH`` tokens needs the last two of them to have occurred together earlier, so
+    a tick whose newest bigram is new has no draft, for the price of a set lookup instead of a scan of the whole
+    sequence. Tokens cut from the sequence (rejected drafts) may leave their bigrams behind: the set is only
+    ever too large, which costs a scan, never a draft.
+    """
+
+    def __init__(self) -> None:
+        self._pairs: set[tuple[int, int]] = set()
+        self._indexed = 0
+
+    def draft(self, tokens: list[int], next_token: int, max_draft: int) -> list[int]:
+        """``lookup_draft`` of ``tokens`` followed by ``next_token``."""
+        if max_draft <= 0 or not tokens:
+            return []
+        pairs = self._pairs
+        start = max(1, min(self._indexed, len(tokens)))
+        for i in range(start, len(tokens)):
+            pairs.add((tokens[i - 1], tokens[i]))
+        self._indexed = len(tokens)
+        if (tokens[-1], next_token) not in pairs:
+            return []
+        return lookup_draft([*tokens, next_token], max_draft)
+
+
 @dataclass
 class SpecStats:
     proposed: int = 0
