@@ -1,4 +1,4 @@
-"""EventSink: events in order, keep-alives after quiet intervals, and deltas handed over directly."""
+"""engine.job: the EventSink — events in order, keep-alives after quiet intervals, and deltas handed over directly."""
 
 from __future__ import annotations
 
