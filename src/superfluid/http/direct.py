@@ -3,7 +3,7 @@
 On the ordinary path a streamed token goes engine thread -> event loop (a wake-up through a pipe) -> the
 stream's async generators -> Starlette -> uvicorn -> socket. On a small CPU that trip costs the loop about
 0.2 ms per token, taken from the cores llama.cpp decodes on, plus a wake-up on the engine thread's side of every
-decode: together some 3-4% of single-stream decode speed.
+decode: together some 2-3% of single-stream decode speed (docs/performance.md).
 
 For a plain HTTP/1.1 connection served by uvicorn's httptools protocol, a stream can skip the trip: the engine
 thread renders each delta itself and writes the HTTP chunk to the connection's socket (a duplicate of its file
