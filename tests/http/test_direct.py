@@ -24,7 +24,7 @@ from starlette.testclient import TestClient
 
 from superfluid.app import create_app
 from superfluid.engine.types import Finished, GenerationRequest, TextDelta, Usage
-from superfluid.http.direct import ChunkWriter, direct_connection, expose_connection
+from superfluid.http.direct import ChunkWriter, DeltaHook, direct_connection, expose_connection
 from superfluid.settings import Settings
 from tests.conftest import FakeServices
 
@@ -124,7 +124,7 @@ def test_a_render_that_fails_ends_the_output_instead_of_raising() -> None:
         def render(delta: TextDelta) -> bytes:
             raise ValueError("broken")
 
-        writer.deltas(render)(TextDelta(0, content="x"))  # on the engine thread this must not raise
+        DeltaHook(writer, render)(TextDelta(0, content="x"))  # on the engine thread this must not raise
         return writer
 
     assert asyncio.run(scenario()).failed

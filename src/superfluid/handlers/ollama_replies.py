@@ -23,7 +23,7 @@ from superfluid.engine.types import FinishReason, GenerationRequest, TextDelta, 
 from superfluid.errors import EngineFailure
 from superfluid.handlers.context import collect, services
 from superfluid.http.direct import DeltaStream
-from superfluid.http.streams import Frame, dumps, ndjson
+from superfluid.http.streams import Frame, ndjson, ndjson_line
 
 Kind = Literal["chat", "generate"]
 NDJSON = "application/x-ndjson"
@@ -160,7 +160,7 @@ async def reply(model: ServedModel, request: GenerationRequest, kind: Kind, *, s
 
     def render(delta: TextDelta) -> bytes | None:
         frame = records.delta(delta)
-        return (dumps(frame) + "\n").encode() if frame is not None else None
+        return ndjson_line(frame) if frame is not None else None
 
     generation = model.generate(request, direct=out.hook(render))
     if not stream:
@@ -189,5 +189,5 @@ def preloaded(kind: Kind, model: str, *, stream: bool) -> Response:
     """The answer to a request that only loads its model."""
     body = {**record(kind, model, done=True), "done_reason": "load"}
     if stream:
-        return Response(dumps(body) + "\n", media_type=NDJSON)
+        return Response(ndjson_line(body), media_type=NDJSON)
     return JSONResponse(body)

@@ -41,6 +41,11 @@ _HTTPTOOLS_CYCLE = "uvicorn.protocols.http.httptools_impl"
 T = TypeVar("T")
 
 
+def _chunk(payload: bytes) -> bytes:
+    """One HTTP/1.1 chunk."""
+    return b"%x\r\n%b\r\n" % (len(payload), payload)
+
+
 def expose_connection(app: ASGIApp) -> ASGIApp:
     """Wrap the outermost app so that a stream can find its connection (the server's own ``send``)."""
 
@@ -107,7 +112,7 @@ class ChunkWriter:
         """Queue one chunk (any thread); written at once when nothing is waiting ahead of it."""
         if not payload:  # an empty chunk would end the body
             return
-        frame = b"%x\r\n%b\r\n" % (len(payload), payload)
+        frame = _chunk(payload)
         with self._lock:
             if self._state == "closed" or self.failed:
                 return
@@ -115,10 +120,6 @@ class ChunkWriter:
                 self._pending += frame
                 return
             self._send(frame)
-
-    def deltas(self, render: Callable[[T], bytes | None]) -> DeltaHook[T]:
-        """The engine's hook: render each delta and write it."""
-        return DeltaHook(self, render)
 
     def on_failure(self, callback: Callable[[], None]) -> None:
         """On the loop: run ``callback`` once if the output is lost (now, if it already is)."""
@@ -141,7 +142,7 @@ class ChunkWriter:
                 return
             self._fd = os.dup(fd)
             self._state = "open"
-            queued = (b"%x\r\n%b\r\n" % (len(lead), lead) if lead else b"") + bytes(self._pending)
+            queued = (_chunk(lead) if lead else b"") + bytes(self._pending)
             self._pending.clear()
             if queued:
                 self._send(queued)
@@ -271,7 +272,7 @@ class DirectStream(_Stream):
     def __init__(self, content: AsyncIterator[bytes], *, writer: ChunkWriter, connection: Connection, lead: bytes,
                  cancel: Callable[[], None], media_type: str, headers: Mapping[str, str] | None) -> None:
         super().__init__(content, cancel=cancel, media_type=media_type, headers=headers)
-        self._content = content
+        self._content = content  # typed as bytes, unlike Starlette's body_iterator
         self._lead = lead
         self.writer = writer
         self.connection = connection
@@ -327,7 +328,7 @@ class DeltaStream:
         self.writer = ChunkWriter(asyncio.get_running_loop()) if self.connection else None
 
     def hook(self, render: Callable[[TextDelta], bytes | None]) -> DeltaHook[TextDelta] | None:
-        return self.writer.deltas(render) if self.writer is not None else None
+        return DeltaHook(self.writer, render) if self.writer is not None else None
 
     def response(self, lead: bytes, body: AsyncIterator[bytes], *, cancel: Callable[[], None], media_type: str,
                  headers: Mapping[str, str] | None = None) -> StreamingResponse:

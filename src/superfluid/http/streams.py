@@ -69,9 +69,15 @@ def _timed(source: AsyncIterator[Any], keepalive_s: float | None) -> AsyncIterat
     return source if keepalive_s is None else _with_keepalive(source, keepalive_s)
 
 
-def sse_data(frame: Frame | str) -> bytes:
-    """One SSE ``data:`` message; a ``str`` frame is JSON already encoded."""
-    return b"data: " + (frame if isinstance(frame, str) else dumps(frame)).encode() + b"\n\n"
+def sse_data(frame: Frame | str, event: str | None = None) -> bytes:
+    """One SSE message (``event:`` line when named, then ``data:``); a ``str`` frame is JSON already encoded."""
+    data = b"data: " + (frame if isinstance(frame, str) else dumps(frame)).encode() + b"\n\n"
+    return b"event: " + event.encode() + b"\n" + data if event else data
+
+
+def ndjson_line(frame: Frame | str) -> bytes:
+    """One NDJSON line; a ``str`` frame is JSON already encoded."""
+    return ((frame if isinstance(frame, str) else dumps(frame)) + "\n").encode()
 
 
 async def sse(
@@ -90,15 +96,10 @@ async def sse(
             elif isinstance(frame, str) or event_name is None:
                 yield sse_data(frame)
             else:
-                name = event_name(frame)
-                prefix = f"event: {name}\n" if name else ""
-                yield f"{prefix}data: {dumps(frame)}\n\n".encode()
+                yield sse_data(frame, event_name(frame))
     except Exception as exc:  # an error after the first byte becomes a final frame
-        error = _as_superfluid_error(exc)
-        frame = error_frame(error)
-        name = event_name(frame) if event_name else None
-        prefix = f"event: {name}\n" if name else ""
-        yield f"{prefix}data: {dumps(frame)}\n\n".encode()
+        frame = error_frame(_as_superfluid_error(exc))
+        yield sse_data(frame, event_name(frame) if event_name else None)
     if done_marker:
         yield b"data: [DONE]\n\n"
 
@@ -113,10 +114,8 @@ async def ndjson(source: AsyncIterator[Any], *, keepalive_s: float | None,
     try:
         async for frame in _timed(source, keepalive_s):
             if frame is None:
-                yield b"\n" if keepalive_frame is None else (dumps(keepalive_frame()) + "\n").encode()
-            elif isinstance(frame, str):
-                yield (frame + "\n").encode()
+                yield b"\n" if keepalive_frame is None else ndjson_line(keepalive_frame())
             else:
-                yield (dumps(frame) + "\n").encode()
+                yield ndjson_line(frame)
     except Exception as exc:
-        yield (dumps({"error": _as_superfluid_error(exc).message}) + "\n").encode()
+        yield ndjson_line({"error": _as_superfluid_error(exc).message})
