@@ -34,8 +34,8 @@ import llama_cpp
 from conformance.server import start_server, stop_server
 
 from benchmarks.recording import record
-from superfluid.engine.model_sources import DEFAULT_MODEL, resolve
-from superfluid.engine.served_model import ServedModel
+from superfluid.engine.models.model_sources import DEFAULT_MODEL, resolve
+from superfluid.engine.models.served_model import ServedModel
 from superfluid.engine.types import ChatMessage, ChatPrompt, GenerationRequest, SamplingParams
 from superfluid.settings import Settings
 

@@ -14,9 +14,9 @@ import statistics
 import time
 
 from benchmarks.recording import record
-from superfluid.engine.grammar import Constraint
-from superfluid.engine.model_sources import DEFAULT_MODEL, resolve
-from superfluid.engine.served_model import ServedModel
+from superfluid.engine.decoding.grammar import Constraint
+from superfluid.engine.models.model_sources import DEFAULT_MODEL, resolve
+from superfluid.engine.models.served_model import ServedModel
 from superfluid.engine.types import ChatMessage, ChatPrompt, GenerationRequest, SamplingParams, TextDelta
 from superfluid.settings import Settings
 

@@ -32,7 +32,7 @@ import httpx
 
 from benchmarks import peers
 from benchmarks.recording import record
-from superfluid.engine.model_sources import DEFAULT_MODEL, resolve
+from superfluid.engine.models.model_sources import DEFAULT_MODEL, resolve
 
 TOKENS = 96
 LANES = 8

@@ -11,7 +11,7 @@ import openai
 import pytest
 
 from conformance.server import RunningServer, start_server, stop_server
-from superfluid.engine.model_sources import DEFAULT_MODEL, resolve
+from superfluid.engine.models.model_sources import DEFAULT_MODEL, resolve
 
 KEY = "sekrit-test-key"
 REPO = "acme/SmolLM2-135M-Instruct-GGUF"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from superfluid.cli import _parser, settings_from_args
-from superfluid.engine.model_sources import DEFAULT_MODEL
+from superfluid.engine.models.model_sources import DEFAULT_MODEL
 from superfluid.settings import DEFAULT_PORT, Settings
 
 

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from superfluid import __version__
-from superfluid.engine.chat_template import BUILTIN_TEMPLATES
-from superfluid.engine.model_sources import DEFAULT_MODEL, ModelSourceError
+from superfluid.engine.models.chat_template import BUILTIN_TEMPLATES
+from superfluid.engine.models.model_sources import DEFAULT_MODEL, ModelSourceError
 from superfluid.settings import DEFAULT_PORT, KvOverride, Settings, parse_override
 
 
@@ -108,7 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         app = create_app(settings)
         # Resolve model references now, so a bad one fails before the listener opens.
-        from superfluid.engine.registry import ModelRegistry
+        from superfluid.engine.models.registry import ModelRegistry
 
         ModelRegistry(settings)
     except ModelSourceError as exc:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from superfluid.engine.registry import ModelRegistry
+from superfluid.engine.models.registry import ModelRegistry
 from superfluid.http.rate_limit import TokenBuckets
 from superfluid.settings import Settings
 

@@ -12,9 +12,9 @@ import llama_cpp
 import numpy as np
 import pytest
 
-import superfluid.engine.llama_model  # noqa: F401  (quiets llama.cpp's loader log)
-from superfluid.engine.grammar import GrammarState, GrammarTokenizer
-from superfluid.engine.model_sources import DEFAULT_MODEL, resolve
+import superfluid.engine.models.llama_model  # noqa: F401  (quiets llama.cpp's loader log)
+from superfluid.engine.decoding.grammar import GrammarState, GrammarTokenizer
+from superfluid.engine.models.model_sources import DEFAULT_MODEL, resolve
 
 
 @functools.cache

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from superfluid.engine.grammar import ANY_JSON_OBJECT
+from superfluid.engine.decoding.grammar import ANY_JSON_OBJECT
 from superfluid.engine.types import ChatPrompt, FimPrompt, SamplingParams, TextPrompt
 from superfluid.errors import InvalidRequest, NotFound, UnsupportedInput, UnsupportedParameter
 from superfluid.handlers import ollama_params as params

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from superfluid.engine.tool_calls import ToolCallDelta
+from superfluid.engine.decoding.tool_calls import ToolCallDelta
 from superfluid.engine.types import Finished, TextDelta, TokenLogprob, TopLogprob, Usage
 from superfluid.errors import EngineFailure
 from superfluid.handlers import ollama_replies as replies

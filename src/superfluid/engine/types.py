@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from superfluid.engine.grammar import Constraint
-    from superfluid.engine.output_plan import OutputPlan
-    from superfluid.engine.tool_calls import ToolCallDelta, ToolPolicy
+    from superfluid.engine.decoding.grammar import Constraint
+    from superfluid.engine.decoding.output_plan import OutputPlan
+    from superfluid.engine.decoding.tool_calls import ToolCallDelta, ToolPolicy
 
 FinishReason = Literal["stop", "length", "tool_calls", "cancelled", "error"]
 

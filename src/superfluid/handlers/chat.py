@@ -8,9 +8,9 @@ from typing import Any
 from connexion import context
 from starlette.responses import JSONResponse, Response
 
-from superfluid.engine.grammar import ANY_JSON_OBJECT, Constraint
-from superfluid.engine.stream import GenerationStream
-from superfluid.engine.tool_calls import closed_objects, policy_from_openai
+from superfluid.engine.decoding.grammar import ANY_JSON_OBJECT, Constraint
+from superfluid.engine.decoding.tool_calls import closed_objects, policy_from_openai
+from superfluid.engine.scheduling.stream import GenerationStream
 from superfluid.engine.types import ChatMessage, ChatPrompt, ChoiceResult, GenerationRequest, TextDelta
 from superfluid.errors import InvalidRequest, SuperfluidError, UnsupportedInput
 from superfluid.handlers import openai_params as params

@@ -8,7 +8,7 @@ from typing import Any
 from connexion import context
 from starlette.responses import JSONResponse, Response
 
-from superfluid.engine.stream import GenerationStream
+from superfluid.engine.scheduling.stream import GenerationStream
 from superfluid.engine.types import FimPrompt, GenerationRequest, TextDelta, TextPrompt
 from superfluid.errors import SuperfluidError, UnsupportedParameter
 from superfluid.handlers import openai_params as params

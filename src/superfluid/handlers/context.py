@@ -8,9 +8,9 @@ from typing import cast
 
 from connexion import context
 
-from superfluid.engine.job import QOS_CLASSES
-from superfluid.engine.served_model import ServedModel
-from superfluid.engine.stream import GenerationStream
+from superfluid.engine.models.served_model import ServedModel
+from superfluid.engine.scheduling.job import QOS_CLASSES
+from superfluid.engine.scheduling.stream import GenerationStream
 from superfluid.engine.types import GenerationResult
 from superfluid.errors import InvalidRequest, RateLimited
 from superfluid.services import Services

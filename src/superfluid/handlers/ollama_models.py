@@ -8,7 +8,7 @@ from typing import Any
 from starlette.responses import PlainTextResponse
 
 from superfluid import __version__
-from superfluid.engine.profile import ModelProfile
+from superfluid.engine.models.profile import ModelProfile
 from superfluid.handlers import ollama_params as params
 from superfluid.handlers.context import services
 from superfluid.handlers.ollama_replies import rfc3339

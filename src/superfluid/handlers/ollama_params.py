@@ -12,8 +12,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from superfluid.engine.grammar import ANY_JSON_OBJECT, Constraint
-from superfluid.engine.tool_calls import ToolPolicy, ToolSpec
+from superfluid.engine.decoding.grammar import ANY_JSON_OBJECT, Constraint
+from superfluid.engine.decoding.tool_calls import ToolPolicy, ToolSpec
 from superfluid.engine.types import ChatMessage, ChatPrompt, FimPrompt, Prompt, SamplingParams, TextPrompt
 from superfluid.errors import InvalidRequest, NotFound, UnsupportedInput, UnsupportedParameter
 

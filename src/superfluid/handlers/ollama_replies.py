@@ -16,9 +16,9 @@ from typing import Any, Literal
 from connexion import context
 from starlette.responses import JSONResponse, Response
 
-from superfluid.engine.served_model import ServedModel
-from superfluid.engine.stream import GenerationStream
-from superfluid.engine.tool_calls import ToolCallDelta
+from superfluid.engine.decoding.tool_calls import ToolCallDelta
+from superfluid.engine.models.served_model import ServedModel
+from superfluid.engine.scheduling.stream import GenerationStream
 from superfluid.engine.types import FinishReason, GenerationRequest, TextDelta, TokenLogprob
 from superfluid.errors import EngineFailure
 from superfluid.handlers.context import collect, services

@@ -6,7 +6,7 @@ import codecs
 from collections.abc import Iterable
 from typing import Any
 
-from superfluid.engine.tool_calls import ToolCallDelta
+from superfluid.engine.decoding.tool_calls import ToolCallDelta
 from superfluid.engine.types import TokenLogprob
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from superfluid import __version__
-from superfluid.engine.llama_model import BACKEND_VERSION
+from superfluid.engine.models.llama_model import BACKEND_VERSION
 from superfluid.errors import RouteRetired
 from superfluid.handlers.context import services
 

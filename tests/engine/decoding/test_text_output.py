@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from superfluid.engine.text_output import Piece, TextOutput
+from superfluid.engine.decoding.text_output import Piece, TextOutput
 
 
 def _run(output: TextOutput, pieces: Iterable[str | bytes]) -> tuple[list[Piece], Piece]:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from superfluid.engine.tool_calls import (
+from superfluid.engine.decoding.tool_calls import (
     closed_objects,
     mistral_call_id,
     new_call_id,

@@ -1,6 +1,6 @@
 import random
 
-from superfluid.engine.speculation import DraftIndex, lookup_draft
+from superfluid.engine.scheduling.speculation import DraftIndex, lookup_draft
 
 
 def test_no_draft_without_a_long_enough_repeat() -> None:

@@ -11,11 +11,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from superfluid.engine.grammar import GrammarState, LazyGrammar
-from superfluid.engine.sampling import EffectiveSampling, SamplerChain
-from superfluid.engine.speculation import DraftIndex, SpecStats
-from superfluid.engine.text_output import TextOutput
-from superfluid.engine.tool_readers import CallReader
+from superfluid.engine.decoding.grammar import GrammarState, LazyGrammar
+from superfluid.engine.decoding.sampling import EffectiveSampling, SamplerChain
+from superfluid.engine.decoding.text_output import TextOutput
+from superfluid.engine.decoding.tool_readers import CallReader
+from superfluid.engine.scheduling.speculation import DraftIndex, SpecStats
 from superfluid.engine.types import EngineEvent, TextDelta, TokenLogprob
 
 # Scheduling classes (x-superfluid-qos), most urgent first. Lower rank is admitted and prefilled first.

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from superfluid.engine.grammar import JSON_OPTIONS, Constraint
-from superfluid.engine.tool_calls import (
+from superfluid.engine.decoding.grammar import JSON_OPTIONS, Constraint
+from superfluid.engine.decoding.tool_calls import (
     GEMMA_CLOSE,
     GEMMA_OPEN,
     HERMES_CLOSE,

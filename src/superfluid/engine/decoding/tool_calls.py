@@ -13,8 +13,8 @@ A format is chosen from the chat template's source (never the model's name):
 * ``generic`` — every other template: the tools and a JSON reply format are described in a system message and
   the reply is always constrained JSON, ``{"tool_calls": [...]}`` or (``auto``) ``{"response": "..."}``.
 
-Grammars live in :mod:`superfluid.engine.tool_grammars`, the incremental readers behind streaming in
-:mod:`superfluid.engine.tool_readers`.
+Grammars live in :mod:`superfluid.engine.decoding.tool_grammars`, the incremental readers behind streaming in
+:mod:`superfluid.engine.decoding.tool_readers`.
 """
 
 from __future__ import annotations

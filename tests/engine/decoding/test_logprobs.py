@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from superfluid.engine.logprobs import token_logprobs
+from superfluid.engine.decoding.logprobs import token_logprobs
 
 VOCAB = 1000
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
 
-from superfluid.engine.job import EventSink, Job
+from superfluid.engine.scheduling.job import EventSink, Job
 from superfluid.engine.types import (
     Admitted,
     ChoiceResult,

@@ -8,10 +8,10 @@ from collections.abc import Iterator
 import llama_cpp
 import pytest
 
-from superfluid.engine.llama_model import LlamaModel
-from superfluid.engine.model_sources import DEFAULT_MODEL
-from superfluid.engine.model_sources import resolve as resolve_model
-from superfluid.engine.sampling import LLAMA_DEFAULTS, SamplerChain, model_defaults, resolve
+from superfluid.engine.decoding.sampling import LLAMA_DEFAULTS, SamplerChain, model_defaults, resolve
+from superfluid.engine.models.llama_model import LlamaModel
+from superfluid.engine.models.model_sources import DEFAULT_MODEL
+from superfluid.engine.models.model_sources import resolve as resolve_model
 from superfluid.engine.types import SamplingParams
 
 DEFAULTS = model_defaults({"temperature": 0.6, "top_p": 0.9})

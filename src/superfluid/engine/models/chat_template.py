@@ -71,7 +71,7 @@ def _make_environment() -> ImmutableSandboxedEnvironment:
 def builtin_template_source(name: str) -> str:
     if name not in BUILTIN_TEMPLATES:
         raise ValueError(f"unknown built-in chat template {name!r}; choose one of {', '.join(BUILTIN_TEMPLATES)}")
-    return resources.files("superfluid.engine").joinpath(f"templates/{name}.jinja").read_text("utf-8")
+    return resources.files("superfluid.engine.models").joinpath(f"templates/{name}.jinja").read_text("utf-8")
 
 
 def family_template_name(architecture: str) -> str:

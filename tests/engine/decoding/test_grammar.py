@@ -13,8 +13,8 @@ import jsonschema
 import numpy as np
 import pytest
 
-from superfluid.engine import grammar
-from superfluid.engine.grammar import (
+from superfluid.engine.decoding import grammar
+from superfluid.engine.decoding.grammar import (
     ANY_JSON_OBJECT,
     Constraint,
     GrammarState,

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from superfluid.engine import model_sources
-from superfluid.engine.model_sources import DEFAULT_MODEL, ModelSourceError, hf_cache_root, resolve
+from superfluid.engine.models import model_sources
+from superfluid.engine.models.model_sources import DEFAULT_MODEL, ModelSourceError, hf_cache_root, resolve
 
 GGUF_MAGIC = b"GGUF"
 

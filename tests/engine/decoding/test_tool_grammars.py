@@ -12,10 +12,10 @@ import json
 import jsonschema
 import pytest
 
-from superfluid.engine.grammar import compile_constraint
-from superfluid.engine.tool_calls import ToolFormat, ToolPolicy, ToolSpec
-from superfluid.engine.tool_grammars import call_grammar, generic_constraint, generic_system_prompt
-from superfluid.engine.tool_readers import call_reader
+from superfluid.engine.decoding.grammar import compile_constraint
+from superfluid.engine.decoding.tool_calls import ToolFormat, ToolPolicy, ToolSpec
+from superfluid.engine.decoding.tool_grammars import call_grammar, generic_constraint, generic_system_prompt
+from superfluid.engine.decoding.tool_readers import call_reader
 from superfluid.errors import ConstraintUnsatisfiable
 from tests.engine.bundled_vocab import accepts, decode_masked, grammar_tokenizer
 

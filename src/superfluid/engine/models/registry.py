@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from superfluid.engine.llama_model import probe_metadata
-from superfluid.engine.model_sources import ModelSource, resolve
-from superfluid.engine.profile import ModelProfile
-from superfluid.engine.served_model import ServedModel
+from superfluid.engine.models.llama_model import probe_metadata
+from superfluid.engine.models.model_sources import ModelSource, resolve
+from superfluid.engine.models.profile import ModelProfile
+from superfluid.engine.models.served_model import ServedModel
 from superfluid.errors import ModelNotFound
 from superfluid.settings import Settings
 

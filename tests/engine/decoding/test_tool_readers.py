@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from superfluid.engine.tool_calls import ToolCallDelta
-from superfluid.engine.tool_readers import (
+from superfluid.engine.decoding.tool_calls import ToolCallDelta
+from superfluid.engine.decoding.tool_readers import (
     CallObjectReader,
     CallReader,
     GemmaReader,

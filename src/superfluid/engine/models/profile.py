@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from superfluid.engine.chat_template import ChatTemplate, builtin_template_source, family_template_name
-from superfluid.engine.llama_model import ModelMetadata, context_window
-from superfluid.engine.sampling import model_defaults
+from superfluid.engine.decoding.sampling import model_defaults
+from superfluid.engine.models.chat_template import ChatTemplate, builtin_template_source, family_template_name
+from superfluid.engine.models.llama_model import ModelMetadata, context_window
 from superfluid.settings import Settings
 
 log = logging.getLogger(__name__)

@@ -13,8 +13,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from superfluid.engine.json_stream import JsonStringReader, ValueReader
-from superfluid.engine.tool_calls import (
+from superfluid.engine.decoding.json_stream import JsonStringReader, ValueReader
+from superfluid.engine.decoding.tool_calls import (
     GEMMA_CLOSE,
     GEMMA_OPEN,
     HERMES_CLOSE,

@@ -7,11 +7,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from superfluid.engine.chat_template import ChatTemplate
-from superfluid.engine.grammar import Constraint, LazyGrammar, compile_constraint
-from superfluid.engine.tool_calls import ToolFormat, ToolPolicy, mistral_call_id, tool_format
-from superfluid.engine.tool_grammars import call_grammar, generic_system_prompt
-from superfluid.engine.tool_readers import CallReader, call_reader
+from superfluid.engine.decoding.grammar import Constraint, LazyGrammar, compile_constraint
+from superfluid.engine.decoding.tool_calls import ToolFormat, ToolPolicy, mistral_call_id, tool_format
+from superfluid.engine.decoding.tool_grammars import call_grammar, generic_system_prompt
+from superfluid.engine.decoding.tool_readers import CallReader, call_reader
+from superfluid.engine.models.chat_template import ChatTemplate
 from superfluid.engine.types import ChatMessage
 from superfluid.errors import UnsupportedParameter
 

@@ -6,7 +6,7 @@ import asyncio
 import threading
 import time
 
-from superfluid.engine.job import EventSink
+from superfluid.engine.scheduling.job import EventSink
 from superfluid.engine.types import Finished, TextDelta, Usage
 
 

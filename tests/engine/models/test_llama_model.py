@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from superfluid.engine.llama_model import LlamaModel
+from superfluid.engine.models.llama_model import LlamaModel
 from tests.engine.bundled_vocab import bundled_vocab
 
 

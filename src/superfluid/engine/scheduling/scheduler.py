@@ -19,14 +19,14 @@ from typing import Any
 
 import llama_cpp
 
-from superfluid.engine.admission import WaitingRoom, place, place_solo
-from superfluid.engine.grammar import GrammarTokenizer
-from superfluid.engine.job import Job, Lane, Outbox
-from superfluid.engine.llama_model import LlamaModel
-from superfluid.engine.logprobs import token_logprobs
-from superfluid.engine.sampling import LogitRows, SamplerChain
-from superfluid.engine.text_output import Piece
-from superfluid.engine.tool_calls import ToolCallDelta
+from superfluid.engine.decoding.grammar import GrammarTokenizer
+from superfluid.engine.decoding.logprobs import token_logprobs
+from superfluid.engine.decoding.sampling import LogitRows, SamplerChain
+from superfluid.engine.decoding.text_output import Piece
+from superfluid.engine.decoding.tool_calls import ToolCallDelta
+from superfluid.engine.models.llama_model import LlamaModel
+from superfluid.engine.scheduling.admission import WaitingRoom, place, place_solo
+from superfluid.engine.scheduling.job import Job, Lane, Outbox
 from superfluid.engine.types import Admitted, Failed, Finished, FinishReason, TextDelta, TokenLogprob, Usage
 
 log = logging.getLogger(__name__)

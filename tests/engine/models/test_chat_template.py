@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from superfluid.engine.chat_template import (
+from superfluid.engine.models.chat_template import (
     BUILTIN_TEMPLATES,
     ChatTemplate,
     TemplateError,

@@ -8,17 +8,17 @@ import logging
 import time
 from collections.abc import Callable
 
-from superfluid.engine.grammar import GrammarState, GrammarTokenizer
-from superfluid.engine.job import EventSink, Job
-from superfluid.engine.llama_model import LlamaModel
-from superfluid.engine.model_sources import ModelSource
-from superfluid.engine.output_plan import plan_output
-from superfluid.engine.profile import ModelProfile
-from superfluid.engine.sampling import resolve
-from superfluid.engine.scheduler import Scheduler
-from superfluid.engine.stream import GenerationStream
-from superfluid.engine.text_output import TextOutput
-from superfluid.engine.tool_calls import FORMAT_MARKERS, tool_format
+from superfluid.engine.decoding.grammar import GrammarState, GrammarTokenizer
+from superfluid.engine.decoding.output_plan import plan_output
+from superfluid.engine.decoding.sampling import resolve
+from superfluid.engine.decoding.text_output import TextOutput
+from superfluid.engine.decoding.tool_calls import FORMAT_MARKERS, tool_format
+from superfluid.engine.models.llama_model import LlamaModel
+from superfluid.engine.models.model_sources import ModelSource
+from superfluid.engine.models.profile import ModelProfile
+from superfluid.engine.scheduling.job import EventSink, Job
+from superfluid.engine.scheduling.scheduler import Scheduler
+from superfluid.engine.scheduling.stream import GenerationStream
 from superfluid.engine.types import (
     ChatPrompt,
     FimPrompt,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import llama_cpp
 
-from superfluid.engine.job import Job, Lane, common_prefix
+from superfluid.engine.scheduling.job import Job, Lane, common_prefix
 
 
 class WaitingRoom:

@@ -11,15 +11,21 @@ from typing import Any
 
 import pytest
 
-from superfluid.engine.chat_template import BUILTIN_TEMPLATES, ChatTemplate, builtin_template_source
-from superfluid.engine.grammar import Constraint
-from superfluid.engine.output_plan import plan_output
-from superfluid.engine.tool_calls import ToolPolicy, ToolSpec, policy_from_openai
-from superfluid.engine.tool_readers import GemmaReader, GenericReader, HermesReader, Llama3Reader, MistralReader
+from superfluid.engine.decoding.grammar import Constraint
+from superfluid.engine.decoding.output_plan import plan_output
+from superfluid.engine.decoding.tool_calls import ToolPolicy, ToolSpec, policy_from_openai
+from superfluid.engine.decoding.tool_readers import (
+    GemmaReader,
+    GenericReader,
+    HermesReader,
+    Llama3Reader,
+    MistralReader,
+)
+from superfluid.engine.models.chat_template import BUILTIN_TEMPLATES, ChatTemplate, builtin_template_source
 from superfluid.engine.types import ChatMessage
 from superfluid.errors import ConstraintUnsatisfiable, UnsupportedParameter
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "conformance" / "templates"
+TEMPLATES = Path(__file__).resolve().parents[3] / "conformance" / "templates"
 WEATHER: Any = {"type": "function", "function": {
     "name": "get_weather", "description": "The current weather in a city",
     "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
