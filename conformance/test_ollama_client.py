@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import jsonschema
 import ollama
+import pydantic
 import pytest
 
 from conformance.reference import validate_ollama
@@ -163,6 +164,23 @@ def test_structured_format_follows_the_schema(client: ollama.Client, model: str)
                         options={"temperature": 0, "num_predict": 32})
     assert reply.done_reason == "stop"
     jsonschema.validate(json.loads(reply.message.content or ""), schema)
+
+
+def test_a_plain_pydantic_format_ends_in_valid_json(client: ollama.Client, model: str) -> None:
+    """ollama.chat(format=Model.model_json_schema()): no additionalProperties, so the object is closed."""
+
+    class Planet(pydantic.BaseModel):
+        name: str
+        moons: int
+
+    schema = Planet.model_json_schema()
+    reply = client.chat(model=model, messages=_user("Name a planet and how many moons it has, as JSON."),
+                        format=schema, options={"temperature": 0, "num_predict": 200})
+    assert reply.done_reason == "stop", reply.message.content
+    value = json.loads(reply.message.content or "")
+    jsonschema.validate(value, schema)
+    assert set(value) <= {"name", "moons"}
+    Planet.model_validate(value)
 
 
 def test_format_json_is_a_json_object(client: ollama.Client, model: str) -> None:

@@ -94,7 +94,7 @@ def test_chat_template_kwargs_win_over_the_top_level_switch(thinking: httpx.Clie
 
 def test_streamed_reasoning_arrives_as_reasoning_deltas(thinking: httpx.Client) -> None:
     deltas = _stream_deltas(thinking)
-    assert deltas[0] == {"role": "assistant", "content": ""}
+    assert deltas[0] == {"role": "assistant"}
     reasoning = "".join(d.get("reasoning_content", "") for d in deltas)
     assert reasoning.strip()
     assert sum(1 for d in deltas if d.get("reasoning_content")) > 1

@@ -67,12 +67,24 @@ def test_chat_stream_framing(http: httpx.Client, model: str) -> None:
 def test_first_chunk_opens_the_assistant_turn(http: httpx.Client, model: str) -> None:
     _, raw = _post_stream(http, "/v1/chat/completions", _chat(model, "Say hello."))
     first = _chunks(raw)[0]
-    delta = first["choices"][0]["delta"]
-    assert delta["role"] == "assistant"
-    assert not delta.get("content")
+    assert first["choices"][0]["delta"] == {"role": "assistant"}  # the product document, word for word
     assert first["choices"][0]["finish_reason"] is None
     later = _chunks(raw)[1:]
     assert all("role" not in c["choices"][0]["delta"] for c in later)
+
+
+def test_no_delta_is_empty(http: httpx.Client, model: str) -> None:
+    """Every chunk but the first and the terminal one carries text: no empty or absent-content deltas."""
+    for extra in ({}, {"logprobs": True, "top_logprobs": 1}, {"stop": ["e"]}):
+        _, raw = _post_stream(http, "/v1/chat/completions",
+                              _chat(model, "Tell me about the sea.", max_tokens=24, **extra))
+        chunks = _chunks(raw)
+        for chunk in chunks[1:-1]:
+            delta = chunk["choices"][0]["delta"]
+            assert delta, f"an empty delta: {chunk}"
+            assert delta.get("content") or delta.get("reasoning_content") or delta.get("tool_calls"), chunk
+            if "content" in delta:
+                assert delta["content"], f"an empty content delta: {chunk}"
 
 
 def test_terminal_chunk_carries_finish_usage_and_warm(http: httpx.Client, model: str) -> None:

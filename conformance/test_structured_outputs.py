@@ -267,3 +267,49 @@ def test_sdk_stream_helper_parses_the_final_object(client: OpenAI, model: str) -
     choice = final.choices[0]
     assert choice.finish_reason == "stop"
     assert isinstance(choice.message.parsed, Trip)
+
+
+# ---- plain schemas, as clients send them --------------------------------------------------------------
+
+
+class Planet(BaseModel):
+    name: str
+    moons: int
+
+
+class Order(BaseModel):
+    item: str
+    quantity: int
+    gift: bool
+    shipping: City
+
+
+PLAIN_SCHEMAS = {"planet": (Planet, "Name a planet and how many moons it has, as JSON."),
+                 "order": (Order, "Write a small shop order as JSON.")}
+
+
+@pytest.mark.parametrize("name", sorted(PLAIN_SCHEMAS))
+def test_a_plain_pydantic_schema_ends_in_valid_json(client: OpenAI, model: str, name: str) -> None:
+    """What llm --schema and instructor send: model_json_schema() as is (no additionalProperties, no strict).
+    Objects that do not say otherwise are closed, so the reply cannot invent keys until the token cap."""
+    cls, prompt = PLAIN_SCHEMAS[name]
+    schema = cls.model_json_schema()
+    assert "additionalProperties" not in json.dumps(schema)
+    reply = client.chat.completions.create(
+        model=model, messages=_user(prompt), max_tokens=MAX_TOKENS, temperature=0,
+        response_format={"type": "json_schema", "json_schema": {"name": name, "schema": schema}})
+    choice = reply.choices[0]
+    assert choice.finish_reason == "stop", choice.message.content
+    value = _validate(schema, choice.message.content)
+    assert set(value) <= set(schema["properties"])
+    cls.model_validate(value)
+
+
+def test_additional_properties_true_keeps_an_object_open(client: OpenAI, model: str) -> None:
+    schema = {"type": "object", "properties": {"name": SHORT}, "required": ["name"],
+              "additionalProperties": {"type": "integer", "minimum": 0, "maximum": 9}, "maxProperties": 3}
+    reply = client.chat.completions.create(
+        model=model, messages=_user("Name a cat and give it two scores, as JSON."), max_tokens=MAX_TOKENS,
+        temperature=0, response_format={"type": "json_schema", "json_schema": {"name": "open", "schema": schema}})
+    if reply.choices[0].finish_reason == "stop":
+        _validate(schema, reply.choices[0].message.content)

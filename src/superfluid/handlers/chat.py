@@ -9,7 +9,7 @@ from connexion import context
 from starlette.responses import JSONResponse, Response
 
 from superfluid.engine.decoding.grammar import ANY_JSON_OBJECT, Constraint
-from superfluid.engine.decoding.tool_calls import closed_objects, policy_from_openai
+from superfluid.engine.decoding.tool_calls import policy_from_openai
 from superfluid.engine.scheduling.stream import GenerationStream
 from superfluid.engine.types import ChatMessage, ChatPrompt, ChoiceResult, GenerationRequest, TextDelta
 from superfluid.errors import InvalidRequest, SuperfluidError, UnsupportedInput
@@ -68,10 +68,8 @@ def response_constraint(raw: dict[str, Any] | None) -> Constraint | None:
     if not isinstance(spec, dict) or not isinstance(spec.get("schema", {}), dict):
         raise InvalidRequest("response_format json_schema needs {\"name\", \"schema\": {...}}",
                              param="response_format.json_schema")
-    schema = spec.get("schema") or ANY_JSON_OBJECT
-    if spec.get("strict"):
-        schema = closed_objects(schema, deep=True)
-    return Constraint.for_schema(schema, param="response_format.json_schema")
+    # strict or not, objects that do not say otherwise are closed (Constraint.for_schema).
+    return Constraint.for_schema(spec.get("schema") or ANY_JSON_OBJECT, param="response_format.json_schema")
 
 
 def logprobs_request(body: dict[str, Any]) -> int | None:
@@ -127,8 +125,9 @@ async def create_chat_completion(body: dict[str, Any]) -> Response:
     # Continuous usage figures need the cached count the loop learns at admission: those streams keep the loop.
     out = DeltaStream(context.scope, allowed=stream and not continuous_usage)
 
-    def render(delta: TextDelta) -> bytes:
-        return sse_data(chunks.delta(delta))
+    def render(delta: TextDelta) -> bytes | None:
+        frame = chunks.delta(delta)
+        return sse_data(frame) if frame is not None else None
 
     generation = model.generate(request, direct=out.hook(render))
     if not stream:
@@ -155,7 +154,8 @@ async def create_chat_completion(body: dict[str, Any]) -> Response:
         raise
     frames = sse(_frames(generation, chunks, continuous_usage, svc.settings.keepalive_s), keepalive_s=None,
                  error_frame=SuperfluidError.openai_body)
-    lead = sse_data(chunks.chunk({"role": "assistant", "content": ""}))
+    # The product document's first chunk: the role alone, no empty content for clients to trip over.
+    lead = sse_data(chunks.chunk({"role": "assistant"}))
     return out.response(lead, frames, cancel=generation.cancel, media_type="text/event-stream",
                         headers={"cache-control": "no-cache", "x-superfluid-warm": str(warm)})
 
@@ -174,10 +174,13 @@ class _Chunks:
                 "model": self.model_id,
                 "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
 
-    def delta(self, event: TextDelta) -> Frame | str:
-        """The chunk of one TextDelta (without continuous usage figures); safe on any thread."""
+    def delta(self, event: TextDelta) -> Frame | str | None:
+        """The chunk of one TextDelta (without continuous usage figures), None when it carries nothing a client
+        would see (no delta is ever empty); safe on any thread."""
         if not self.logprobs and event.content and not event.reasoning and not event.tool_calls:
             return self._head + dumps(event.content) + self._tail
+        if not (event.content or event.reasoning or event.tool_calls or (self.logprobs and event.logprobs)):
+            return None
         return self.delta_frame(event)
 
     def delta_frame(self, event: TextDelta) -> Frame:
@@ -201,7 +204,11 @@ async def _frames(generation: GenerationStream, chunks: _Chunks, continuous_usag
             yield None
         elif isinstance(event, TextDelta):
             if not continuous_usage:
-                yield chunks.delta(event)
+                text = chunks.delta(event)
+                if text is not None:
+                    yield text
+                continue
+            if chunks.delta(event) is None:
                 continue
             frame = chunks.delta_frame(event)
             frame["usage"] = params.usage_body(generation.prompt_tokens, event.completion_tokens,

@@ -19,6 +19,7 @@ from superfluid.engine.decoding.grammar import (
     Constraint,
     GrammarState,
     LazyGrammar,
+    closed_objects,
     compile_constraint,
 )
 from superfluid.errors import ConstraintUnsatisfiable, InvalidRequest
@@ -231,3 +232,57 @@ def test_a_start_anchored_trigger_counts_only_at_the_start(pieces: list[str], ta
     lazy = LazyGrammar('{"name"', "grammar", at_start=True)
     at, text = _feed_lazy(lazy, pieces)
     assert (text if at is not None else None) == taken
+
+
+# ---- closed objects ---------------------------------------------------------------------------------------
+
+
+def test_closed_objects_reaches_every_subschema_and_respects_explicit_choices() -> None:
+    obj = {"type": "object", "properties": {"a": {"type": "integer"}}}
+    schema = {
+        "type": "object",
+        "properties": {"list": {"type": "array", "items": obj}, "open": {**obj, "additionalProperties": True},
+                       "pattern": {**obj, "patternProperties": {"^x": {}}}, "untyped": {"properties": {"b": {}}}},
+        "$defs": {"d": obj}, "definitions": {"e": obj},
+        "anyOf": [obj], "oneOf": [obj],
+        "additionalProperties": {"type": "object", "properties": {"z": {}}},
+    }
+    closed = closed_objects(schema)
+    assert closed["additionalProperties"] is not False  # it says: a schema for extra keys
+    shut = [closed["properties"]["list"]["items"], closed["$defs"]["d"], closed["definitions"]["e"],
+            closed["anyOf"][0], closed["oneOf"][0], closed["additionalProperties"],
+            closed["properties"]["untyped"]]
+    assert all(s["additionalProperties"] is False for s in shut)
+    assert closed["properties"]["open"]["additionalProperties"] is True
+    assert "additionalProperties" not in closed["properties"]["pattern"]
+    prefix = closed_objects({"type": "array", "prefixItems": [obj]})
+    assert prefix["prefixItems"][0]["additionalProperties"] is False
+    assert "additionalProperties" not in schema["properties"]["list"]["items"], "the input is not modified"
+
+
+def test_closed_objects_leaves_objects_without_properties_and_all_of_branches_open() -> None:
+    assert closed_objects({"type": "object"}) == {"type": "object"}
+    assert closed_objects(True) is True
+    inner = {"type": "object", "properties": {"n": {}}}
+    merged = closed_objects({"allOf": [{"type": "object", "properties": {"a": {}, "deep": inner}},
+                                       {"type": "object", "properties": {"b": {}}}]})
+    assert all("additionalProperties" not in branch for branch in merged["allOf"])
+    assert merged["allOf"][0]["properties"]["deep"]["additionalProperties"] is False
+
+
+def test_a_plain_schema_takes_no_invented_keys_and_no_key_twice() -> None:
+    """A schema as pydantic writes it (no additionalProperties, no strict) is closed: the keys it lists, once."""
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+              "required": ["a"], "title": "M"}
+    assert _accepts(Constraint.for_schema(schema), '{"a": 1, "b": 2}')
+    assert not _accepts(Constraint.for_schema(schema), '{"a": 1, "c": 2}')
+    assert not _accepts(Constraint.for_schema(schema), '{"a": 1, "a": 2}')
+    opened = {**schema, "additionalProperties": True}
+    assert _accepts(Constraint.for_schema(opened), '{"a": 1, "c": 2}')
+    assert not _accepts(Constraint.for_schema(opened), '{"a": 1, "a": 2}')
+
+
+def test_all_of_branches_merge_into_one_object() -> None:
+    schema = {"allOf": [{"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]},
+                        {"type": "object", "properties": {"b": {"type": "integer"}}, "required": ["b"]}]}
+    assert _accepts(Constraint.for_schema(schema), '{"a": 1, "b": 2}')

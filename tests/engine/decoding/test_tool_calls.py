@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from superfluid.engine.decoding.tool_calls import (
-    closed_objects,
     mistral_call_id,
     new_call_id,
     new_mistral_call_id,
@@ -68,42 +67,6 @@ def test_bad_policies_are_400s_naming_the_field(tools: Any, choice: Any, param: 
         policy_from_openai(tools, choice, None)
     assert caught.value.param == param
     assert words in str(caught.value)
-
-
-# ---- closed_objects ---------------------------------------------------------------------------------------
-
-
-def test_closed_objects_shallow_and_deep() -> None:
-    schema = {"type": "object", "properties": {"inner": {"type": "object", "properties": {"n": {}}}}}
-    shallow = closed_objects(schema, deep=False)
-    assert shallow["additionalProperties"] is False
-    assert "additionalProperties" not in shallow["properties"]["inner"]
-    deep = closed_objects(schema, deep=True)
-    assert deep["properties"]["inner"]["additionalProperties"] is False
-    assert "additionalProperties" not in schema, "the input is not modified"
-
-
-def test_closed_objects_reaches_every_subschema_and_respects_explicit_choices() -> None:
-    obj = {"type": "object", "properties": {"a": {"type": "integer"}}}
-    schema = {
-        "type": "object",
-        "properties": {"list": {"type": "array", "items": obj}, "open": {**obj, "additionalProperties": True}},
-        "$defs": {"d": obj}, "definitions": {"e": obj},
-        "anyOf": [obj], "oneOf": [obj], "allOf": [obj],
-        "additionalProperties": {"type": "object", "properties": {"z": {}}},
-    }
-    deep = closed_objects(schema, deep=True)
-    closed = [deep["properties"]["list"]["items"], deep["$defs"]["d"], deep["definitions"]["e"],
-              deep["anyOf"][0], deep["oneOf"][0], deep["allOf"][0], deep["additionalProperties"]]
-    assert all(s["additionalProperties"] is False for s in closed)
-    assert deep["properties"]["open"]["additionalProperties"] is True
-    prefix = closed_objects({"type": "array", "prefixItems": [obj]}, deep=True)
-    assert prefix["prefixItems"][0]["additionalProperties"] is False
-
-
-def test_closed_objects_leaves_objects_without_properties_open() -> None:
-    assert closed_objects({"type": "object"}, deep=True) == {"type": "object"}
-    assert closed_objects(True, deep=True) is True
 
 
 # ---- call ids ---------------------------------------------------------------------------------------------

@@ -32,6 +32,41 @@ JSON_OPTIONS: Any = {
 ANY_JSON_OBJECT: dict[str, Any] = {"type": "object"}
 
 
+def closed_objects(schema: Any) -> Any:
+    """The schema with every object that lists ``properties`` and says nothing of extra keys closed.
+
+    JSON Schema reads an absent ``additionalProperties`` as "anything goes", and a small model takes the offer: it
+    invents keys until the token cap. llama.cpp closes such objects, and clients that send plain schemas
+    (pydantic's ``model_json_schema()``, no ``strict``) expect what it does. ``additionalProperties: true`` or a
+    schema for extra keys is kept as written. The direct branches of ``allOf`` stay open at their own level (each
+    branch names only some of the keys the whole object has); what they nest is closed. The input is not modified.
+    """
+    return _closed(schema, close_here=True)
+
+
+def _closed(schema: Any, *, close_here: bool) -> Any:
+    if not isinstance(schema, dict):
+        return schema
+    out = dict(schema)
+    is_object = out.get("type", "object") == "object" or (
+        isinstance(out.get("type"), list) and "object" in out["type"])
+    if (close_here and is_object and "properties" in out and "additionalProperties" not in out
+            and "patternProperties" not in out):
+        out["additionalProperties"] = False
+    for key in ("properties", "$defs", "definitions"):
+        if isinstance(out.get(key), dict):
+            out[key] = {k: _closed(v, close_here=True) for k, v in out[key].items()}
+    for key in ("items", "additionalProperties"):
+        if isinstance(out.get(key), dict):
+            out[key] = _closed(out[key], close_here=True)
+    for key in ("anyOf", "oneOf", "prefixItems"):
+        if isinstance(out.get(key), list):
+            out[key] = [_closed(v, close_here=True) for v in out[key]]
+    if isinstance(out.get("allOf"), list):
+        out["allOf"] = [_closed(v, close_here=False) for v in out["allOf"]]
+    return out
+
+
 @dataclass(frozen=True)
 class Constraint:
     """What the output must match: a JSON schema or a Lark grammar (llguidance dialect)."""
@@ -42,8 +77,9 @@ class Constraint:
 
     @classmethod
     def for_schema(cls, schema: dict[str, Any], *, param: str = "response_format") -> Constraint:
-        # Key order is kept: the grammar emits properties in schema order, and readers rely on it.
-        return cls(json_schema=json.dumps(schema), param=param)
+        """Objects the schema leaves open by omission are closed (:func:`closed_objects`). Key order is kept:
+        the grammar emits properties in schema order, and readers rely on it."""
+        return cls(json_schema=json.dumps(closed_objects(schema)), param=param)
 
 
 @dataclass(frozen=True)

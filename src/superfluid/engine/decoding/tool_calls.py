@@ -132,28 +132,6 @@ def tool_format(template_source: str, supports_tools: bool) -> ToolFormat:
 # ---- request fields --------------------------------------------------------------------------------------
 
 
-def closed_objects(schema: Any, *, deep: bool) -> Any:
-    """Objects that do not say otherwise take no extra properties (OpenAI's strict-mode reading).
-
-    Only ``properties``-bearing objects are closed; ``deep`` closes nested ones too."""
-    if not isinstance(schema, dict):
-        return schema
-    out = dict(schema)
-    if out.get("type") == "object" and "properties" in out and "additionalProperties" not in out:
-        out["additionalProperties"] = False
-    if deep:
-        for key in ("properties", "$defs", "definitions"):
-            if isinstance(out.get(key), dict):
-                out[key] = {k: closed_objects(v, deep=True) for k, v in out[key].items()}
-        for key in ("items", "additionalProperties"):
-            if isinstance(out.get(key), dict):
-                out[key] = closed_objects(out[key], deep=True)
-        for key in ("anyOf", "oneOf", "allOf", "prefixItems"):
-            if isinstance(out.get(key), list):
-                out[key] = [closed_objects(v, deep=True) for v in out[key]]
-    return out
-
-
 def policy_from_openai(tools: list[dict[str, Any]] | None, choice: Any, parallel: bool | None) -> ToolPolicy:
     """OpenAI ``tools`` / ``tool_choice`` / ``parallel_tool_calls`` -> a ToolPolicy (400 on a bad choice)."""
     specs = []

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from superfluid.engine.decoding.grammar import JSON_OPTIONS, Constraint
+from superfluid.engine.decoding.grammar import JSON_OPTIONS, Constraint, closed_objects
 from superfluid.engine.decoding.tool_calls import (
     GEMMA_CLOSE,
     GEMMA_OPEN,
@@ -25,7 +25,6 @@ from superfluid.engine.decoding.tool_calls import (
     ToolFormat,
     ToolPolicy,
     ToolSpec,
-    closed_objects,
 )
 from superfluid.errors import ConstraintUnsatisfiable
 
@@ -91,7 +90,7 @@ def _json(schema: Any) -> str:
 
 
 def _call_schema(tool: ToolSpec, args_key: str) -> dict[str, Any]:
-    params = closed_objects(tool.parameters or {"type": "object"}, deep=False)
+    params = closed_objects(tool.parameters or {"type": "object"})
     return {
         "type": "object",
         "properties": {"name": {"const": tool.name}, args_key: params},
