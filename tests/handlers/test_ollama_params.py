@@ -150,7 +150,10 @@ def test_format() -> None:
     assert json.loads(as_json.json_schema or "") == ANY_JSON_OBJECT
     schema = {"type": "object", "properties": {"b": {"type": "string"}, "a": {"type": "integer"}}}
     constrained = params.format_constraint(schema)
-    assert constrained is not None and json.loads(constrained.json_schema or "") == schema
+    # Key order kept; an object that says nothing of extra keys is closed (docs/structured-outputs.md).
+    assert constrained is not None and json.loads(constrained.json_schema or "") == {**schema,
+                                                                                     "additionalProperties": False}
+    assert list(json.loads(constrained.json_schema or "")["properties"]) == ["b", "a"]
     with pytest.raises(InvalidRequest) as error:
         params.format_constraint("yaml")
     assert error.value.param == "format"
