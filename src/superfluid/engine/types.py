@@ -148,6 +148,8 @@ class Finished:
     """The completion-class deadline cut the reply short."""
     spec: dict[str, float] | None = None
     """Speculative decoding figures (proposed, accepted, acceptance_rate), when drafting ran."""
+    stop_sequence: str | None = None
+    """The request's stop string that ended the reply (finish_reason "stop"), if one did."""
 
 
 @dataclass(frozen=True)
@@ -170,6 +172,7 @@ class ChoiceResult:
     usage: Usage | None = None
     expired: bool = False
     spec: dict[str, float] | None = None
+    stop_sequence: str | None = None
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     """Whole calls: {"id", "name", "arguments"} with arguments as JSON text."""
     logprobs: list[TokenLogprob] = field(default_factory=list)

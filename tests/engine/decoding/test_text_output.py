@@ -94,6 +94,16 @@ def test_earliest_of_several_stops_wins() -> None:
     out = _plain(("STOP", "END"))
     assert out.feed(b"one END two STOP three").content == "one "
     assert out.stopped
+    assert out.stop_sequence == "END"
+
+
+def test_the_stop_string_that_matched_is_named_only_once_one_did() -> None:
+    out = _plain(("STOP", "END"))
+    out.feed(b"no stop ST")
+    assert out.stop_sequence is None
+    out.feed(b"OP here")
+    assert out.stop_sequence == "STOP"
+    assert _plain(("STOP",)).stop_sequence is None
 
 
 def test_several_stops_hold_back_the_longest_partial_match() -> None:

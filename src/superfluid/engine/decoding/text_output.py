@@ -43,6 +43,8 @@ class TextOutput:
         self._held = ""
         self._trim_newlines = False
         self.stopped = False
+        self.stop_sequence: str | None = None
+        """The stop string that ended the reply, once one did."""
 
     def feed(self, data: bytes) -> Piece:
         if self.stopped:
@@ -52,8 +54,9 @@ class TextOutput:
         text = self._held + self._decoder.decode(data)
         self._held = ""
         if self._stops:
-            cut = min((i for i in (text.find(s) for s in self._stops) if i >= 0), default=-1)
-            if cut >= 0:
+            found = [(at, stop) for stop in self._stops if (at := text.find(stop)) >= 0]
+            if found:
+                cut, self.stop_sequence = min(found, key=lambda hit: hit[0])
                 self.stopped = True
                 return self._split(text[:cut], final=True)
         return self._split(text, final=False)

@@ -461,7 +461,8 @@ class Scheduler:
             reason = "tool_calls"
         usage = Usage(prompt_tokens=len(job.prompt), completion_tokens=job.generated, cached_tokens=job.cached)
         spec = job.spec.as_dict() if job.spec.proposed else None
-        finished = Finished(index=job.index, finish_reason=reason, usage=usage, expired=job.expired, spec=spec)
+        finished = Finished(index=job.index, finish_reason=reason, usage=usage, expired=job.expired, spec=spec,
+                            stop_sequence=job.output.stop_sequence if reason == "stop" else None)
         self._outbox.post(job.sink, finished)
 
     def _release(self, job: Job) -> None:

@@ -107,6 +107,7 @@ class GenerationStream:
                 choice.usage = event.usage
                 choice.expired = event.expired
                 choice.spec = event.spec
+                choice.stop_sequence = event.stop_sequence
         ordered = [choices[i] for i in sorted(choices)]
         completion = sum(c.usage.completion_tokens for c in ordered if c.usage)
         cached = self.cached_tokens or 0
