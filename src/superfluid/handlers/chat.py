@@ -12,10 +12,11 @@ from superfluid.engine.decoding.grammar import ANY_JSON_OBJECT, Constraint
 from superfluid.engine.decoding.tool_calls import policy_from_openai
 from superfluid.engine.scheduling.stream import GenerationStream
 from superfluid.engine.types import ChatMessage, ChatPrompt, ChoiceResult, GenerationRequest, TextDelta
-from superfluid.errors import InvalidRequest, SuperfluidError, UnsupportedInput
+from superfluid.errors import InvalidRequest, SuperfluidError
 from superfluid.handlers import openai_params as params
 from superfluid.handlers import openai_shapes as shapes
 from superfluid.handlers.context import collect, now, qos_and_invariance, services
+from superfluid.handlers.conversation import refuse_media
 from superfluid.http.direct import DeltaStream
 from superfluid.http.streams import Frame, StreamItem, dumps, sse, sse_data
 
@@ -38,10 +39,7 @@ def convert_messages(raw: list[dict[str, Any]], model_id: str) -> tuple[ChatMess
                 if part.get("type") in _TEXT_PARTS:
                     texts.append(str(part.get("text", "")))
                 else:
-                    raise UnsupportedInput(
-                        f"model '{model_id}' takes text only; it cannot read a '{part.get('type')}' part",
-                        param=f"messages[{i}].content[{j}]",
-                    )
+                    refuse_media(model_id, f"a '{part.get('type')}' part", f"messages[{i}].content[{j}]")
             text = "\n".join(texts)
         extra = {k: message[k] for k in ("name", "tool_call_id", "tool_calls", "reasoning_content")
                  if message.get(k) is not None}

@@ -15,7 +15,8 @@ from typing import Any
 from superfluid.engine.decoding.grammar import ANY_JSON_OBJECT, Constraint
 from superfluid.engine.decoding.tool_calls import ToolPolicy, ToolSpec
 from superfluid.engine.types import ChatMessage, ChatPrompt, FimPrompt, Prompt, SamplingParams, TextPrompt
-from superfluid.errors import InvalidRequest, NotFound, UnsupportedInput, UnsupportedParameter
+from superfluid.errors import InvalidRequest, NotFound, UnsupportedParameter
+from superfluid.handlers.conversation import refuse_media, refuse_thinking
 
 CHAT_FIELDS = frozenset({"model", "messages", "tools", "stream", "format", "think", "logprobs", "top_logprobs",
                          "options", "keep_alive"})
@@ -156,9 +157,8 @@ def think_kwargs(think: bool | str | None) -> dict[str, Any]:
 def refuse_unsupported_think(think: bool | str | None, model: str, dialect: Mapping[str, Any]) -> None:
     """A request to think on a model whose template cannot is a 400 naming ``think``; ``false`` always passes
     (not thinking is what such a model does anyway)."""
-    if think is True and not dialect.get("enable_thinking"):
-        raise UnsupportedParameter(f"model '{model}' does not think: its chat template has no thinking switch",
-                                   param="think")
+    if think is True:
+        refuse_thinking(model, dialect, param="think")
     if isinstance(think, str) and not dialect.get("reasoning_effort"):
         raise UnsupportedParameter(f"model '{model}' takes no reasoning effort: its chat template reads no "
                                    f"reasoning level (think: \"{think}\")", param="think")
@@ -207,11 +207,6 @@ def logprobs_request(body: Mapping[str, Any]) -> int | None:
 # ---- prompts ----------------------------------------------------------------------------------------------
 
 
-def _text_only(model: str, param: str) -> UnsupportedInput:
-    # No runtime this server drives reads images yet; every model is text-only.
-    return UnsupportedInput(f"model '{model}' reads text only; it cannot take images", param=param)
-
-
 def _template_call(call: Mapping[str, Any]) -> dict[str, Any]:
     """An Ollama tool call in a message -> the OpenAI-like shape chat templates read."""
     fn = call.get("function") or {}
@@ -228,7 +223,7 @@ def convert_messages(raw: list[dict[str, Any]], model: str) -> tuple[ChatMessage
     for i, message in enumerate(raw):
         refuse_unknown(message, MESSAGE_FIELDS, where=f"messages[{i}].")
         if _present(message.get("images")):
-            raise _text_only(model, f"messages[{i}].images")
+            refuse_media(model, "images", f"messages[{i}].images")
         extra: dict[str, Any] = {}
         if message.get("thinking"):
             extra["reasoning_content"] = message["thinking"]
@@ -277,7 +272,7 @@ def generate_prompt(body: Mapping[str, Any], model: str) -> Prompt:
     if body.get("raw"):
         return TextPrompt(prompt)
     if _present(body.get("images")):
-        raise _text_only(model, "images")
+        refuse_media(model, "images", "images")
     messages = []
     if body.get("system"):
         messages.append(ChatMessage(role="system", content=body["system"]))

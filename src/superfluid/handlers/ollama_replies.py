@@ -7,7 +7,6 @@ objects, on one record with ``done: false`` right before the terminal record, wh
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import AsyncIterator, Iterable
 from datetime import UTC, datetime
@@ -20,8 +19,8 @@ from superfluid.engine.decoding.tool_calls import ToolCallDelta
 from superfluid.engine.models.served_model import ServedModel
 from superfluid.engine.scheduling.stream import GenerationStream
 from superfluid.engine.types import FinishReason, GenerationRequest, TextDelta, TokenLogprob
-from superfluid.errors import EngineFailure
 from superfluid.handlers.context import collect, services
+from superfluid.handlers.conversation import parsed_calls
 from superfluid.http.direct import DeltaStream
 from superfluid.http.streams import Frame, ndjson, ndjson_line
 
@@ -77,22 +76,10 @@ def logprobs_body(tokens: Iterable[TokenLogprob]) -> list[dict[str, Any]]:
 
 
 def whole_calls(calls: Iterable[dict[str, Any]], finish: FinishReason) -> list[dict[str, Any]]:
-    """Finished calls ({"id", "name", "arguments" as JSON text}) in Ollama's shape, arguments parsed.
-
-    A call whose arguments do not parse was cut off by the token budget (done_reason says "length"); it is
-    left out rather than sent broken. Under the call grammar nothing else can leave arguments unparseable.
-    """
-    out: list[dict[str, Any]] = []
-    for call in calls:
-        try:
-            arguments = json.loads(call["arguments"] or "{}")
-        except json.JSONDecodeError:
-            if finish == "length":
-                continue
-            raise EngineFailure(f"tool call '{call['name']}' came back with arguments that are not JSON") from None
-        out.append({"id": call["id"],
-                    "function": {"index": len(out), "name": call["name"], "arguments": arguments}})
-    return out
+    """Finished calls ({"id", "name", "arguments" as JSON text}) in Ollama's shape, arguments parsed (a call
+    cut off by the token budget is left out: see ``parsed_calls``)."""
+    return [{"id": call["id"], "function": {"index": i, "name": call["name"], "arguments": arguments}}
+            for i, (call, arguments) in enumerate(parsed_calls(calls, finish))]
 
 
 class CallCollector:

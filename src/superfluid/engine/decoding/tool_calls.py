@@ -144,20 +144,28 @@ def policy_from_openai(tools: list[dict[str, Any]] | None, choice: Any, parallel
                               parameters=fn.get("parameters") or {"type": "object", "properties": {}}))
     if choice is None:
         picked: ToolChoice = "auto"
+        named = False
     elif isinstance(choice, str):
         if choice not in ("auto", "none", "required"):
             raise InvalidRequest(f"tool_choice must be auto, none, required or a function; got '{choice}'",
                                  param="tool_choice")
-        picked = choice
+        picked, named = choice, False
     else:
         name = (choice.get("function") or {}).get("name") if isinstance(choice, dict) else None
         if not name:
             raise InvalidRequest('tool_choice must name a function: {"type": "function", "function": {"name"}}',
                                  param="tool_choice")
-        if name not in {s.name for s in specs}:
-            raise InvalidRequest(f"tool_choice names '{name}', which is not in tools", param="tool_choice")
-        picked = str(name)
-    if picked not in ("auto", "none") and not specs:
-        raise InvalidRequest("tool_choice asks for a call but no tools were given", param="tool_choice")
+        picked, named = str(name), True
     # As llama-server does, one call per reply unless the client asks for parallel calls.
-    return ToolPolicy(tools=tuple(specs), choice=picked, parallel=parallel is True)
+    return choose(specs, picked, parallel=parallel is True, named=named, param="tool_choice")
+
+
+def choose(specs: list[ToolSpec], picked: ToolChoice, *, parallel: bool, named: bool, param: str) -> ToolPolicy:
+    """The policy of a request's tools and choice, whatever its dialect; ``named``: ``picked`` is the name of
+    the one function that must be called. A choice that names a missing tool, or asks for a call with no tools
+    at all, is a 400 naming ``param``."""
+    if named and picked not in {s.name for s in specs}:
+        raise InvalidRequest(f"{param} names '{picked}', which is not in tools", param=param)
+    if picked not in ("auto", "none") and not specs:
+        raise InvalidRequest(f"{param} asks for a call but no tools were given", param=param)
+    return ToolPolicy(tools=tuple(specs), choice=picked, parallel=parallel)
