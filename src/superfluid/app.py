@@ -1,4 +1,4 @@
-"""create_app(settings): the Connexion app with both API documents, error rendering and the model lifespan."""
+"""create_app(settings): the Connexion app with its API documents, error rendering and the model lifespan."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from superfluid.settings import Settings
 log = logging.getLogger(__name__)
 
 SPEC_DIR = Path(__file__).resolve().parent / "openapi"
-SPECS = ("openai.yaml", "ollama.yaml")
+SPECS = ("openai.yaml", "ollama.yaml", "anthropic.yaml")
 
 
 def _render(request: ConnexionRequest, error: SuperfluidError) -> ConnexionResponse:

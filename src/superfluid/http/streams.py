@@ -18,8 +18,12 @@ log = logging.getLogger(__name__)
 
 Frame = dict[str, Any]
 """One message of a stream. A handler may also hand over ``str``: JSON it already encoded (the hot path of
-token deltas), and ``None``: "send a keep-alive now" (sources that time their own keep-alives)."""
-StreamItem = Frame | str | None
+token deltas), ``bytes``: SSE events it already framed (a dialect whose frames are rendered by its own stream
+renderer, on the engine thread or the loop alike), and ``None``: "send a keep-alive now" (sources that time
+their own keep-alives)."""
+StreamItem = Frame | str | bytes | None
+
+SSE_COMMENT_KEEPALIVE = b": keep-alive\n\n"
 
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
@@ -87,12 +91,16 @@ async def sse(
     error_frame: Callable[[SuperfluidError], Frame],
     done_marker: bool = True,
     event_name: Callable[[Frame], str | None] | None = None,
+    keepalive: bytes = SSE_COMMENT_KEEPALIVE,
 ) -> AsyncIterator[bytes]:
-    """Encode frames as SSE ``data:`` lines; quiet periods send ``: keep-alive`` comments."""
+    """Encode frames as SSE ``data:`` lines; quiet periods send ``keepalive`` (a ``: keep-alive`` comment, or a
+    dialect's own event such as Anthropic's ``ping``)."""
     try:
         async for frame in _timed(source, keepalive_s):
             if frame is None:
-                yield b": keep-alive\n\n"
+                yield keepalive
+            elif isinstance(frame, bytes):
+                yield frame
             elif isinstance(frame, str) or event_name is None:
                 yield sse_data(frame)
             else:

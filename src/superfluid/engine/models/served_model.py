@@ -84,7 +84,9 @@ class ServedModel:
         buf = ctypes.create_string_buffer(256)
         return [self.llama.piece(t, buf, special=True).decode("utf-8", errors="replace") for t in tokens]
 
-    def prepare(self, request: GenerationRequest) -> PreparedPrompt:
+    def prepare(self, request: GenerationRequest, *, check_window: bool = True) -> PreparedPrompt:
+        """Render and tokenize; a prompt that leaves no room in the context window is a 400 unless
+        ``check_window`` is off (a request that only counts the prompt's tokens)."""
         prompt = request.prompt
         if isinstance(prompt, ChatPrompt):
             plan = plan_output(prompt.messages, self.template, tools=request.tools, constraint=request.constraint,
@@ -110,7 +112,7 @@ class ServedModel:
             prepared = PreparedPrompt(tuple(tokens), plan=plan)
         if not prepared.tokens:
             raise InvalidRequest("the prompt is empty", param="prompt")
-        if len(prepared.tokens) >= self.n_ctx:
+        if check_window and len(prepared.tokens) >= self.n_ctx:
             raise ContextLengthExceeded(
                 f"the prompt is {len(prepared.tokens)} tokens; this model's context window is {self.n_ctx} "
                 "tokens, and at least one must be left for the reply",

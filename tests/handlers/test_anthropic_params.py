@@ -1,0 +1,150 @@
+"""The Anthropic request converter: conversations, tools, thinking and output format into engine types."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+from typing import Any, cast
+
+import pytest
+
+from superfluid.engine.models.served_model import ServedModel
+from superfluid.engine.types import ChatMessage
+from superfluid.errors import InvalidRequest, UnsupportedInput, UnsupportedParameter
+from superfluid.handlers import anthropic_params as params
+
+M = "m"
+IMAGE = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}
+
+
+def _convert(messages: list[dict[str, Any]], **body: Any) -> tuple[ChatMessage, ...]:
+    return params.convert_messages({"messages": messages, **body}, M)
+
+
+def _model(thinks: bool) -> ServedModel:
+    profile = SimpleNamespace(dialect=lambda: {"enable_thinking": thinks})
+    return cast(ServedModel, SimpleNamespace(id=M, profile=profile))
+
+
+def test_strings_and_text_blocks_become_plain_messages() -> None:
+    out = _convert([{"role": "user", "content": "hi"},
+                    {"role": "assistant", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}])
+    assert out == (ChatMessage("user", "hi"), ChatMessage("assistant", "a\nb"))
+
+
+def test_system_as_a_string_or_text_blocks_leads() -> None:
+    for system in ("be brief", [{"type": "text", "text": "be", "cache_control": {"type": "ephemeral"}},
+                                {"type": "text", "text": "brief"}]):
+        out = _convert([{"role": "user", "content": "hi"}], system=system)
+        assert out[0].role == "system" and out[0].content in ("be brief", "be\nbrief")
+    assert _convert([{"role": "user", "content": "hi"}], system="")[0].role == "user"
+
+
+def test_tool_use_and_tool_result_become_a_call_and_a_tool_message() -> None:
+    out = _convert([
+        {"role": "user", "content": "weather?"},
+        {"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "call it", "signature": "x"},
+            {"type": "text", "text": "Let me look."},
+            {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "sunny"},
+            {"type": "text", "text": "and tomorrow?"}]},
+    ])
+    assistant = out[1]
+    assert assistant.content == "Let me look."
+    assert assistant.extra["reasoning_content"] == "call it"
+    call = assistant.extra["tool_calls"][0]
+    assert call["id"] == "toolu_1" and call["function"]["name"] == "get_weather"
+    assert json.loads(call["function"]["arguments"]) == {"city": "Paris"}
+    assert out[2] == ChatMessage("tool", "sunny", {"tool_call_id": "toolu_1", "name": "get_weather"})
+    assert out[3] == ChatMessage("user", "and tomorrow?")
+
+
+def test_tool_result_blocks_and_errors() -> None:
+    out = _convert([{"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "a", "content": [{"type": "text", "text": "x"},
+                                                                {"type": "text", "text": "y"}]},
+        {"type": "tool_result", "tool_use_id": "b", "content": "boom", "is_error": True},
+        {"type": "tool_result", "tool_use_id": "c"}]}])
+    assert [m.content for m in out] == ["x\ny", "Error: boom", ""]
+    assert all(m.role == "tool" and "name" not in m.extra for m in out)
+
+
+def test_images_are_refused_naming_the_block() -> None:
+    cases = [
+        ([{"role": "user", "content": [{"type": "text", "text": "see"}, IMAGE]}], "messages[0].content[1]"),
+        ([{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a", "content": [IMAGE]}]}],
+         "messages[0].content[0].content[0]"),
+        ([{"role": "user", "content": [{"type": "document", "source": {}}]}], "messages[0].content[0]"),
+    ]
+    for messages, param in cases:
+        with pytest.raises(UnsupportedInput) as caught:
+            _convert(messages)
+        assert caught.value.param == param and caught.value.status == 400
+    with pytest.raises(UnsupportedInput) as caught:
+        _convert([{"role": "user", "content": "hi"}], system=[IMAGE])
+    assert caught.value.param == "system[0]"
+
+
+def test_blocks_in_the_wrong_turn_are_refused() -> None:
+    with pytest.raises(InvalidRequest) as caught:
+        _convert([{"role": "assistant", "content": [{"type": "tool_result", "tool_use_id": "a"}]}])
+    assert caught.value.param == "messages[0].content[0]"
+    with pytest.raises(InvalidRequest):
+        _convert([{"role": "user", "content": [{"type": "tool_use", "id": "a", "name": "f", "input": {}}]}])
+
+
+def test_redacted_thinking_is_left_out() -> None:
+    out = _convert([{"role": "assistant", "content": [{"type": "redacted_thinking", "data": "zz"},
+                                                      {"type": "text", "text": "hi"}]}])
+    assert out == (ChatMessage("assistant", "hi"),)
+
+
+TOOLS = [{"name": "a", "input_schema": {"type": "object"}}, {"name": "b", "description": "B",
+                                                            "input_schema": {"type": "object", "properties": {}}}]
+
+
+def test_tool_choice_maps_onto_the_engine_policy() -> None:
+    assert params.tool_policy(None, None) is None
+    auto = params.tool_policy(TOOLS, None)
+    assert auto is not None and auto.choice == "auto" and auto.parallel
+    assert [t.name for t in auto.tools] == ["a", "b"] and auto.tools[1].description == "B"
+    for choice, picked in (({"type": "any"}, "required"), ({"type": "none"}, "none"),
+                           ({"type": "tool", "name": "b"}, "b")):
+        policy = params.tool_policy(TOOLS, choice)
+        assert policy is not None and policy.choice == picked
+    single = params.tool_policy(TOOLS, {"type": "auto", "disable_parallel_tool_use": True})
+    assert single is not None and not single.parallel
+
+
+def test_a_choice_the_tools_cannot_meet_is_a_400() -> None:
+    with pytest.raises(InvalidRequest) as caught:
+        params.tool_policy(TOOLS, {"type": "tool", "name": "c"})
+    assert caught.value.param == "tool_choice"
+    with pytest.raises(InvalidRequest):
+        params.tool_policy(None, {"type": "any"})
+
+
+def test_thinking_switches_the_template() -> None:
+    assert params.thinking_kwargs(None, _model(False)) == {}
+    assert params.thinking_kwargs({"type": "disabled"}, _model(False)) == {"enable_thinking": False}
+    for kind in ("enabled", "adaptive"):
+        assert params.thinking_kwargs({"type": kind, "budget_tokens": 10}, _model(True)) == {"enable_thinking": True}
+    with pytest.raises(UnsupportedParameter) as caught:
+        params.thinking_kwargs({"type": "enabled", "budget_tokens": 1024}, _model(False))
+    assert caught.value.param == "thinking"
+
+
+def test_display_omitted_hides_thinking_text() -> None:
+    assert params.shows_thinking({})
+    assert params.shows_thinking({"thinking": {"type": "enabled", "display": "summarized"}})
+    assert not params.shows_thinking({"thinking": {"type": "enabled", "display": "omitted"}})
+
+
+def test_output_format_is_a_closed_schema_constraint() -> None:
+    assert params.output_constraint(None) is None and params.output_constraint({"effort": "low"}) is None
+    constraint = params.output_constraint({"format": {"type": "json_schema", "schema": {
+        "type": "object", "properties": {"a": {"type": "integer"}}}}})
+    assert constraint is not None and constraint.param == "output_config.format"
+    assert json.loads(constraint.json_schema or "")["additionalProperties"] is False
