@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from anthropic.lib.streaming._messages import accumulate_event
-
 from conformance.anthropic_checks import check_sequence, sse_events, strict_message, strict_stream
+
 from superfluid.engine.decoding.tool_calls import ToolCallDelta
-from superfluid.engine.types import ChoiceResult, FinishReason, Finished, TextDelta, Usage
+from superfluid.engine.types import ChoiceResult, Finished, FinishReason, TextDelta, Usage
 from superfluid.handlers import anthropic_replies as replies
 
 MODEL = "m"
@@ -55,7 +55,7 @@ def test_a_text_stream_is_anthropics_event_sequence() -> None:
 
 def test_the_text_hot_path_frames_the_same_json_as_the_encoder() -> None:
     raw = _stream([TextDelta(0, content='a "quoted"\nline ✓')], _finished())
-    delta = [data for name, data in sse_events(raw) if name == "content_block_delta"][0]
+    delta = next(data for name, data in sse_events(raw) if name == "content_block_delta")
     assert delta == {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta",
                                                                            "text": 'a "quoted"\nline ✓'}}
 
