@@ -64,7 +64,14 @@ def test_ollama_error_body_is_just_the_message() -> None:
     ],
 )
 def test_anthropic_error_body(error: SuperfluidError, kind: str) -> None:
-    assert error_body(Dialect.ANTHROPIC, error) == {"type": "error", "error": {"type": kind, "message": error.message}}
+    message = f"{error.param}: {error.message}" if error.param else error.message
+    assert error_body(Dialect.ANTHROPIC, error) == {"type": "error", "error": {"type": kind, "message": message}}
+
+
+def test_anthropic_error_message_leads_with_the_field() -> None:
+    """Anthropic's error body has no param field: the message names it, as the hosted API's messages do."""
+    error = InvalidRequest("model reads text only", param="messages[0].content[1]")
+    assert error_body(Dialect.ANTHROPIC, error)["error"]["message"] == "messages[0].content[1]: model reads text only"
 
 
 def test_anthropic_unknown_status_falls_back_to_api_error() -> None:

@@ -237,3 +237,29 @@ def test_closing_the_stream_while_the_source_is_quiet_reports_no_loop_errors() -
     _run(scenario)
     assert watched.cleaned_up
     assert [str(r.get("exception") or r.get("message")) for r in reports] == []
+
+
+# --- Anthropic's stream: events framed by the dialect's renderer, ping keep-alives, an error event ---------
+
+
+async def _anthropic_source(fail: Exception | None = None) -> AsyncIterator[Any]:
+    yield b"event: message_start\ndata: {}\n\n"
+    yield None
+    if fail is not None:
+        raise fail
+
+
+def _anthropic_sse(source: AsyncIterator[Any]) -> AsyncIterator[bytes]:
+    return sse(source, keepalive_s=None, error_frame=lambda e: error_body(Dialect.ANTHROPIC, e),
+               event_name=lambda f: str(f["type"]), done_marker=False, keepalive=b"event: ping\ndata: {}\n\n")
+
+
+def test_sse_passes_framed_bytes_through_and_sends_the_dialects_keepalive() -> None:
+    chunks = _run(lambda: _collect(_anthropic_sse(_anthropic_source())))
+    assert chunks == [b"event: message_start\ndata: {}\n\n", b"event: ping\ndata: {}\n\n"]
+
+
+def test_sse_error_after_the_first_byte_is_an_anthropic_error_event() -> None:
+    chunks = _run(lambda: _collect(_anthropic_sse(_anthropic_source(EngineFailure("lane lost")))))
+    assert chunks[-1] == (b'event: error\ndata: {"type":"error","error":{"type":"api_error",'
+                          b'"message":"lane lost"}}\n\n')

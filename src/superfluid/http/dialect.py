@@ -38,6 +38,8 @@ def error_body(dialect: Dialect, error: SuperfluidError) -> dict[str, Any]:
     if dialect is Dialect.OLLAMA:
         return {"error": error.message}
     if dialect is Dialect.ANTHROPIC:
+        # Anthropic's body has no param field; like the hosted API, the message leads with the field's path.
         kind = _ANTHROPIC_TYPES.get(error.status, "api_error")
-        return {"type": "error", "error": {"type": kind, "message": error.message}}
+        message = f"{error.param}: {error.message}" if error.param else error.message
+        return {"type": "error", "error": {"type": kind, "message": message}}
     return error.openai_body()
