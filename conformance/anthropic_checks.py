@@ -1,4 +1,5 @@
-"""Holding Anthropic bodies and events to the official SDK's own types, strictly, and reading SSE byte for byte.
+"""Holding Anthropic bodies and events to the official SDK's own types (strictly) and to openapi/anthropic.yaml,
+and reading SSE byte for byte.
 
 The SDK's pydantic models accept (and keep) keys they do not declare; ``strict`` validates a value into a model
 and then fails on any such key anywhere inside it, so a body passes only with every required field present and
@@ -7,12 +8,18 @@ no field the SDK does not know.
 
 from __future__ import annotations
 
+import functools
 import json
+from pathlib import Path
 from typing import Any, TypeVar
 
+import jsonschema
 import pydantic
+import yaml
 from anthropic.types import Message, MessageTokensCount, RawMessageStreamEvent
 from anthropic.types.shared import ErrorResponse
+
+from conformance.reference import _nullable_to_type
 
 T = TypeVar("T")
 
@@ -115,3 +122,19 @@ def check_sequence(events: list[tuple[str, dict[str, Any]]]) -> None:
             open_block = None
             expected_index += 1
     assert open_block is None, "the message ended with a block open"
+
+
+# ---- our own document -----------------------------------------------------------------------------------------
+DOCUMENT = Path(__file__).resolve().parents[1] / "openapi" / "anthropic.yaml"
+
+
+@functools.cache
+def _document() -> dict[str, Any]:
+    with DOCUMENT.open() as fh:
+        return dict(_nullable_to_type(yaml.safe_load(fh)))
+
+
+def validate_anthropic(schema_name: str, instance: Any) -> None:
+    """Raise jsonschema.ValidationError when ``instance`` does not match openapi/anthropic.yaml's schema."""
+    schema = {"$ref": f"#/components/schemas/{schema_name}", "components": _document()["components"]}
+    jsonschema.Draft202012Validator(schema).validate(instance)
