@@ -160,6 +160,16 @@ def test_system_prompt_as_string_or_blocks_and_unknown_fields(sdk: Anthropic) ->
     assert _text(as_string) == _text(as_blocks)
 
 
+def test_a_trailing_assistant_turn_is_continued(sdk: Anthropic) -> None:
+    full, _ = _create(sdk, max_tokens=16)
+    start = " ".join(_text(full).split()[:3])
+    message, _ = _create(sdk, max_tokens=8, messages=[*COLORS, {"role": "assistant", "content": start}])
+    assert _text(message) and not _text(message).lstrip().startswith(start)
+    with pytest.raises(anthropic.BadRequestError):
+        sdk.messages.create(model=DEFAULT_MODEL, max_tokens=4, tools=[WEATHER], tool_choice={"type": "any"},
+                            messages=[*COLORS, {"role": "assistant", "content": start}])
+
+
 # ---- tools ----------------------------------------------------------------------------------------------------
 
 

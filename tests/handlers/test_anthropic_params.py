@@ -148,3 +148,13 @@ def test_output_format_is_a_closed_schema_constraint() -> None:
         "type": "object", "properties": {"a": {"type": "integer"}}}}})
     assert constraint is not None and constraint.param == "output_config.format"
     assert json.loads(constraint.json_schema or "")["additionalProperties"] is False
+
+
+def test_a_trailing_assistant_text_turn_is_the_prefill() -> None:
+    messages = _convert([{"role": "user", "content": "Colors?"}, {"role": "assistant", "content": "The colors are"}])
+    history, text = params.prefill(messages)
+    assert history == (ChatMessage("user", "Colors?"),) and text == "The colors are"
+    for last in ({"role": "user", "content": "hi"},
+                 {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "f", "input": {}}]}):
+        whole = _convert([{"role": "user", "content": "Colors?"}, last])
+        assert params.prefill(whole) == (whole, "")

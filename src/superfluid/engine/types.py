@@ -47,6 +47,9 @@ class ChatPrompt:
     messages: tuple[ChatMessage, ...]
     template_kwargs: dict[str, Any] = field(default_factory=dict)
     add_generation_prompt: bool = True
+    prefill: str = ""
+    """Text the assistant's turn already starts with (Anthropic's trailing assistant message): written after the
+    generation prompt, and the reply continues it."""
 
 
 @dataclass(frozen=True)

@@ -185,9 +185,18 @@ def output_constraint(raw: Mapping[str, Any] | None) -> Constraint | None:
     return Constraint.for_schema(dict(spec["schema"]), param="output_config.format")
 
 
+def prefill(messages: tuple[ChatMessage, ...]) -> tuple[tuple[ChatMessage, ...], str]:
+    """A conversation that ends with an assistant turn of plain text asks the reply to continue that text (the
+    hosted API's prefill): the turn leaves the history and becomes the prompt's prefill."""
+    last = messages[-1] if messages else None
+    if last is None or last.role != "assistant" or last.extra or not last.content:
+        return messages, ""
+    return messages[:-1], last.content
+
+
 def prompt(body: Mapping[str, Any], model: ServedModel) -> ChatPrompt:
-    return ChatPrompt(messages=convert_messages(body, model.id),
-                      template_kwargs=thinking_kwargs(body.get("thinking"), model))
+    history, text = prefill(convert_messages(body, model.id))
+    return ChatPrompt(messages=history, template_kwargs=thinking_kwargs(body.get("thinking"), model), prefill=text)
 
 
 def generation_request(body: Mapping[str, Any], model: ServedModel, *, qos: str, invariant: bool

@@ -97,7 +97,11 @@ class ServedModel:
                 add_generation_prompt=prompt.add_generation_prompt,
                 kwargs=prompt.template_kwargs,
             )
-            tokens = self.llama.tokenize(rendered.text, add_special=False, parse_special=True)
+            text = rendered.text
+            if prompt.prefill:
+                self._check_prefill(request, opened=rendered.starts_in_reasoning)
+                text += prompt.prefill
+            tokens = self.llama.tokenize(text, add_special=False, parse_special=True)
             bos = self._bos()
             if bos is not None and (not tokens or tokens[0] != bos):
                 tokens.insert(0, bos)
@@ -119,6 +123,16 @@ class ServedModel:
                 param="messages" if isinstance(prompt, ChatPrompt) else "prompt",
             )
         return prepared
+
+    def _check_prefill(self, request: GenerationRequest, *, opened: bool) -> None:
+        """A prefilled turn continues as text: not inside a reasoning block the template opened, and not under a
+        tool-call or output grammar, which would have to match from the turn's first character."""
+        if opened:
+            raise InvalidRequest("a reply that continues an assistant turn cannot start inside the template's "
+                                 "reasoning block; turn thinking off", param="messages")
+        if (request.tools is not None and request.tools.active) or request.constraint is not None:
+            raise InvalidRequest("a reply that continues an assistant turn cannot be constrained by tools or an "
+                                 "output format", param="messages")
 
     def _bos(self) -> int | None:
         return self.llama.bos_token if self.llama.meta.add_bos else None
