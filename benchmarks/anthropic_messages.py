@@ -20,28 +20,20 @@ from pathlib import Path
 
 from conformance.server import start_server, stop_server
 
-from benchmarks.foundation import PROMPT, _sse_frames, _stream_chat
+from benchmarks.foundation import PROMPT, _sse_frames, _stream_chat, served_decode_rate
 from benchmarks.recording import record
 from superfluid.engine.models.model_sources import DEFAULT_MODEL
 
 
 def _body(n_tokens: int) -> dict[str, object]:
+    """foundation.py's streamed chat request; every field means the same on /v1/messages."""
     return {"model": DEFAULT_MODEL, "messages": [{"role": "user", "content": PROMPT}], "max_tokens": n_tokens,
             "temperature": 0, "ignore_eos": True, "stream": True}
 
 
 def chat_rate(base_url: str, n_tokens: int) -> float:
-    stamps, completion = [], 0
-    for stamp, frame in _sse_frames(_stream_chat(base_url, _body(n_tokens))):
-        choices = frame["choices"]
-        assert isinstance(choices, list)
-        if choices and choices[0]["delta"].get("content"):
-            stamps.append(stamp)
-        usage = frame.get("usage")
-        if isinstance(usage, dict):
-            completion = usage["completion_tokens"]
-    assert completion == n_tokens, f"chat: expected {n_tokens} tokens, got {completion}"
-    return (len(stamps) - 1) / (stamps[-1] - stamps[0])
+    """The same request through /v1/chat/completions (foundation.py's measure)."""
+    return served_decode_rate(base_url, DEFAULT_MODEL, n_tokens)
 
 
 def messages_rate(base_url: str, n_tokens: int) -> float:

@@ -169,6 +169,15 @@ def assert_replays_match(suite: GoldenSuite, client: httpx.Client, path: Path,
             check_warm(observed)
 
 
+def filled(value: Any, placeholders: dict[str, Any]) -> Any:
+    """A recorded body with its placeholders put back as values of the right type (for schema checks)."""
+    if isinstance(value, list):
+        return [filled(item, placeholders) for item in value]
+    if isinstance(value, dict):
+        return {k: filled(v, placeholders) for k, v in value.items()}
+    return placeholders.get(value, value) if isinstance(value, str) else value
+
+
 def assert_every_exchange_recorded(suite: GoldenSuite) -> None:
     """The recorder's list and the files agree: nothing recorded is stale, nothing listed is missing."""
     assert sorted(p.stem for p in suite.golden_files()) == sorted(e.name for e in suite.exchanges)

@@ -170,6 +170,14 @@ def test_a_trailing_assistant_turn_is_continued(sdk: Anthropic) -> None:
                             messages=[*COLORS, {"role": "assistant", "content": start}])
 
 
+def test_output_format_constrains_the_text_to_the_schema(sdk: Anthropic) -> None:
+    planet = {"type": "object", "properties": {"name": {"type": "string", "maxLength": 12}}, "required": ["name"]}
+    message, _ = _create(sdk, max_tokens=32, messages=[{"role": "user", "content": "Name a planet, as JSON."}],
+                         output_config={"format": {"type": "json_schema", "schema": planet}})
+    assert message.stop_reason == "end_turn"
+    jsonschema.validate(json.loads(_text(message)), {**planet, "additionalProperties": False})
+
+
 # ---- tools ----------------------------------------------------------------------------------------------------
 
 

@@ -19,6 +19,7 @@ from conformance.golden_harness import (
     Observed,
     assert_every_exchange_recorded,
     assert_replays_match,
+    filled,
     load,
     template_regex,
 )
@@ -83,18 +84,10 @@ def test_stream_and_non_stream_agree() -> None:
 _PLACEHOLDERS = {"<cached>": 0, "<uncached>": 1, "<message-id>": "msg_0", "<tool-use-id>": "toolu_0"}
 
 
-def _filled(value: Any) -> Any:
-    if isinstance(value, list):
-        return [_filled(item) for item in value]
-    if isinstance(value, dict):
-        return {k: _filled(v) for k, v in value.items()}
-    return _PLACEHOLDERS.get(value, value) if isinstance(value, str) else value
-
-
 @pytest.mark.parametrize("path", GOLDEN_FILES, ids=lambda p: p.stem)
 def test_transcripts_parse_into_the_sdks_types(path: Path) -> None:
     recorded = load(path)
-    response = _filled(recorded["response"])
+    response = filled(recorded["response"], _PLACEHOLDERS)
     if response["status"] != 200:
         strict_error(response["body"])
     elif "events" in response:

@@ -19,6 +19,7 @@ from conformance.golden_harness import (
     Observed,
     assert_every_exchange_recorded,
     assert_replays_match,
+    filled,
     load,
     template_regex,
 )
@@ -107,11 +108,7 @@ _REFERENCE_SCHEMAS = {  # path -> (schema of a whole reply, schema of one stream
 
 def _filled(value: Any) -> Any:
     """A recorded body with its numeric placeholders put back as numbers of the right type."""
-    if isinstance(value, list):
-        return [_filled(item) for item in value]
-    if isinstance(value, dict):
-        return {k: _filled(v) for k, v in value.items()}
-    return _PLACEHOLDER_VALUES.get(value, value) if isinstance(value, str) else value
+    return filled(value, _PLACEHOLDER_VALUES)
 
 
 @pytest.mark.parametrize("path", GOLDEN_FILES, ids=lambda p: p.stem)
