@@ -10,13 +10,15 @@ from typing import Any
 
 import connexion
 from connexion.lifecycle import ConnexionRequest, ConnexionResponse
-from connexion.middleware import MiddlewarePosition
+from connexion.middleware import ConnexionMiddleware, MiddlewarePosition
+from connexion.middleware.routing import RoutingMiddleware
 from connexion.options import SwaggerUIOptions
 
 from superfluid.errors import EngineFailure, InvalidRequest, NotFound, SuperfluidError
 from superfluid.handlers.context import ClientDisconnected
 from superfluid.http.dialect import Dialect, error_body
 from superfluid.http.guards import ApiKeyGuard, BodyLimit, OllamaBodiesAreJson
+from superfluid.http.routing import ChainedRoutingMiddleware
 from superfluid.http.streams import dumps
 from superfluid.http.validation import TypedJSONBodyValidator
 from superfluid.services import Services
@@ -87,6 +89,9 @@ def create_app(settings: Settings, services: Services | None = None) -> connexio
         lifespan=lifespan,
         validator_map={"body": {"application/json": TypedJSONBodyValidator}},
         swagger_ui_options=SwaggerUIOptions(swagger_ui_path="/docs", spec_path="/openapi.json"),
+        # Connexion's own routing loses all but the first and last of three documents at one base path.
+        middlewares=[ChainedRoutingMiddleware if m is RoutingMiddleware else m
+                     for m in ConnexionMiddleware.default_middlewares],
     )
     for spec in SPECS:
         app.add_api(spec, strict_validation=False, validate_responses=False)
