@@ -41,6 +41,9 @@ def test_the_document_is_valid_and_every_operation_resolves() -> None:
     ({"tools": [{"name": "web_search", "type": "web_search_20250305"}]}, "tools[0]"),
     ({"thinking": {"type": "sometimes"}}, "thinking.type"),
     ({"temperature": 1.5}, "temperature"),
+    ({"seed": "abc"}, "seed"),
+    ({"logit_bias": 5}, "logit_bias"),
+    ({"min_p": "x"}, "min_p"),
 ])
 def test_requests_are_checked_before_the_model_is_looked_up(fake_app: TestClient, change: dict[str, Any],
                                                             field: str) -> None:
