@@ -113,6 +113,18 @@ def test_a_repeated_prompt_is_read_from_the_prefix_cache(sdk: Anthropic) -> None
     assert again.usage.input_tokens + again.usage.cache_read_input_tokens == total
 
 
+def test_superfluid_headers_apply(sdk: Anthropic) -> None:
+    """QoS classes and batch-invariant lanes come with the chat handler's engine request."""
+    _create(sdk, max_tokens=2)
+    warm, _ = _create(sdk, max_tokens=2)
+    cold, response = _create(sdk, max_tokens=2, extra_headers={"x-superfluid-batch-invariant": "1",
+                                                                "x-superfluid-qos": "background"})
+    assert warm.usage.cache_read_input_tokens and cold.usage.cache_read_input_tokens == 0
+    assert response.headers["x-superfluid-warm"] == "0"
+    with pytest.raises(anthropic.BadRequestError):
+        _create(sdk, max_tokens=2, extra_headers={"x-superfluid-qos": "urgent"})
+
+
 def test_stream_helpers_assemble_the_same_message(sdk: Anthropic) -> None:
     plain, _ = _create(sdk, max_tokens=24)
     with sdk.messages.stream(model=DEFAULT_MODEL, max_tokens=24, messages=COLORS, extra_body=GREEDY) as stream:
