@@ -1,7 +1,8 @@
 """Grammar-constrained decoding with llguidance: JSON schemas and Lark grammars become token masks.
 
 A constraint is compiled once per distinct schema (cached) and checked before any work is queued, so a schema
-the grammar engine cannot express is a 400 ``constraint unsatisfiable: ...``. Each lane that decodes under a
+the grammar engine cannot express, or one that loops with no way out (engine/decoding/schema_loops.py), is a
+400 ``constraint unsatisfiable: ...``. Each lane that decodes under a
 constraint owns a ``GrammarState``: before sampling it masks the logits of every token the grammar forbids
 (about 25 µs for a 49k vocabulary), after sampling it advances the matcher.
 """
@@ -19,6 +20,7 @@ import llguidance.llamacpp
 import numpy as np
 import numpy.typing as npt
 
+from superfluid.engine.decoding.schema_loops import describe_loop, unproductive_loop
 from superfluid.errors import ConstraintUnsatisfiable
 
 # Compact, deterministic JSON: no free whitespace for a small model to loop in, fixed separators that
@@ -67,19 +69,34 @@ def _closed(schema: Any, *, close_here: bool) -> Any:
     return out
 
 
-@dataclass(frozen=True)
 class Constraint:
-    """What the output must match: a JSON schema or a Lark grammar (llguidance dialect)."""
+    """What the output must match: a JSON schema or a Lark grammar (llguidance dialect).
 
-    json_schema: str | None = None
-    lark: str | None = None
-    param: str = "response_format"
+    A schema given with :meth:`for_schema` is turned into text (objects closed) on first use of ``json_schema``,
+    which is when it is compiled: for a big request that is on a worker thread, not on the event loop.
+    """
+
+    def __init__(self, json_schema: str | None = None, lark: str | None = None, param: str = "response_format",
+                 *, schema: Any = None) -> None:
+        self._json_schema = json_schema
+        self._schema = schema
+        self.lark = lark
+        self.param = param
 
     @classmethod
     def for_schema(cls, schema: dict[str, Any], *, param: str = "response_format") -> Constraint:
         """Objects the schema leaves open by omission are closed (:func:`closed_objects`). Key order is kept:
         the grammar emits properties in schema order, and readers rely on it."""
-        return cls(json_schema=json.dumps(closed_objects(schema)), param=param)
+        return cls(schema=schema, param=param)
+
+    @property
+    def json_schema(self) -> str | None:
+        if self._json_schema is None and self._schema is not None:
+            self._json_schema = json.dumps(closed_objects(self._schema))
+        return self._json_schema
+
+    def __repr__(self) -> str:
+        return f"Constraint(param={self.param!r}, lark={self.lark is not None}, schema={self._schema is not None})"
 
 
 @dataclass(frozen=True)
@@ -114,6 +131,10 @@ def _compiled(json_schema: str | None, lark: str | None) -> str:
         grammar = llguidance.LLMatcher.grammar_from_lark(lark)
     else:
         assert json_schema is not None
+        if '"$ref"' in json_schema:  # without a reference nothing can loop
+            loop = unproductive_loop(json.loads(json_schema))
+            if loop is not None:
+                raise ConstraintUnsatisfiable(describe_loop(loop))
         try:
             grammar = llguidance.LLMatcher.grammar_from_json_schema(json_schema, defaults=JSON_OPTIONS)
         except ValueError as exc:
@@ -152,6 +173,10 @@ class GrammarState:
         self.matcher = matcher
         self.n_vocab = n_vocab
         self._mask = np.zeros(mask_words, dtype=np.int32)
+
+    def copy(self) -> GrammarState:
+        """A fresh state at the same position (copying a matcher is much cheaper than building one)."""
+        return GrammarState(self.matcher.deep_copy(), self.n_vocab, len(self._mask))
 
     def apply(self, logits: npt.NDArray[np.float32]) -> None:
         """Forbid, in place, every token the grammar does not allow next."""
