@@ -33,6 +33,8 @@ class WaitingRoom:
     def pop_admissible(self, free_lanes: int, busy_lanes: int, solo_free: bool) -> Job | None:
         """The most urgent job that may take a lane now, or None."""
         for job in sorted(self.jobs, key=lambda j: (j.rank, j.arrival)):
+            if job.cancelled:
+                continue  # dropped at the start of the next pass
             if job.batch_invariant:
                 if not solo_free:
                     continue

@@ -144,6 +144,8 @@ class Job:
     after: Job | None = None
     """A sibling (same request, same prompt) whose prefill this job reuses instead of its own."""
     cancelled: bool = False
+    queued: bool = False
+    """Counted against the queue limit (from submit until admitted, cancelled or failed; the scheduler's lock)."""
     arrival: int = field(default_factory=lambda: next(_arrivals))
     grammar: GrammarState | None = None
     lazy_grammar: LazyGrammar | None = None

@@ -81,6 +81,8 @@ class Scheduler:
             if queue_limit is not None and self._queued + len(jobs) > queue_limit:
                 return False
             self._queued += len(jobs)
+            for job in jobs:
+                job.queued = True
         for job in jobs:
             self._inbox.put(job)
         return True
@@ -89,12 +91,18 @@ class Scheduler:
     def queued(self) -> int:
         return self._queued
 
-    def _dequeued(self, n: int = 1) -> None:
+    def _leave_queue(self, job: Job) -> None:
+        """The job no longer counts against the queue limit (once, whoever gets here first)."""
         with self._queued_lock:
-            self._queued -= n
+            if job.queued:
+                job.queued = False
+                self._queued -= 1
 
     def cancel(self, job: Job) -> None:
+        """Any thread: stop the job. A job still waiting leaves the queue's count at once, so that a client that
+        gave up never holds a place another client could have."""
         job.cancelled = True
+        self._leave_queue(job)
         self._inbox.put(None)  # wake the thread if it is idle
 
     def close(self) -> None:
@@ -184,7 +192,7 @@ class Scheduler:
         if self._waiting.jobs:
             for gone in self._waiting.drop_cancelled():
                 gone.finished = True
-                self._dequeued()
+                self._leave_queue(gone)
         now = None
         for lane in self._all_lanes():
             running = lane.job
@@ -221,7 +229,7 @@ class Scheduler:
             job = self._waiting.pop_admissible(free, len(self.lanes) - free, solo_free)
             if job is None:
                 return
-            self._dequeued()
+            self._leave_queue(job)
             if job.batch_invariant:
                 place_solo(job, self._solo_lane())
             else:
@@ -477,7 +485,7 @@ class Scheduler:
         for job in self._waiting.jobs:
             job.finished = True
             self._outbox.post(job.sink, Failed(index=job.index, message=message))
-            self._dequeued()
+            self._leave_queue(job)
         self._waiting.jobs.clear()
         for lane in self._all_lanes():
             if lane.job is not None:
