@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass, field
 
 from superfluid.engine.models.registry import ModelRegistry
+from superfluid.http.offload import Offload
 from superfluid.http.rate_limit import TokenBuckets
 from superfluid.settings import Settings
 
@@ -15,13 +16,16 @@ class Services:
     settings: Settings
     models: ModelRegistry
     fim_buckets: TokenBuckets
+    offload: Offload | None = None
+    """Worker threads for preparing big requests off the event loop (http/offload.py)."""
     started_at: float = field(default_factory=time.time)
     _counter: int = 0
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Services:
         return cls(settings=settings, models=ModelRegistry(settings),
-                   fim_buckets=TokenBuckets(settings.completion_burst, settings.completion_rate))
+                   fim_buckets=TokenBuckets(settings.completion_burst, settings.completion_rate),
+                   offload=Offload(settings.prepare_workers))
 
     def next_id(self, prefix: str) -> str:
         self._counter += 1
@@ -32,3 +36,5 @@ class Services:
 
     async def close(self) -> None:
         await self.models.close()
+        if self.offload is not None:
+            self.offload.close()

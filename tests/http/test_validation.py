@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
+
+from superfluid.settings import Settings
+from tests.conftest import app_client
 
 CHAT = "/v1/chat/completions"
 
@@ -129,3 +133,73 @@ def test_chunked_body_without_content_length_is_validated_like_any_other(fake_ap
     response = fake_app.post(CHAT, content=chunks(), headers={"content-type": "application/json"})
     assert "content-length" not in response.request.headers
     assert response.status_code == 404, response.text  # validated, then the handler found no model
+
+
+# ---- hostile bodies ---------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def roomy_app() -> Iterator[TestClient]:
+    """The app with the default 100 MiB body limit (the shared fake_app allows 4 KiB)."""
+    yield from app_client(Settings())
+
+
+def _nested(depth: int) -> bytes:
+    return b'{"model": "m", "messages": [{"role": "user", "content": "hi"}], "x": ' + b"[" * depth + b"]" * depth + b"}"
+
+
+@pytest.mark.parametrize("depth", [200, 5000])
+def test_deep_nesting_is_a_400_not_a_crash(roomy_app: TestClient, depth: int) -> None:
+    response = roomy_app.post(CHAT, content=_nested(depth), headers={"content-type": "application/json"})
+    assert response.status_code == 400
+    error = _error(response)
+    assert "nested too deeply" in error["message"] and "128" in error["message"]
+
+
+def test_deep_nesting_on_an_ollama_route_is_a_400_in_its_shape(roomy_app: TestClient) -> None:
+    body = b'{"model": "m", "prompt": "x", "options": ' + b"[" * 3000 + b"]" * 3000 + b"}"
+    response = roomy_app.post("/api/generate", content=body)
+    assert response.status_code == 400
+    assert "nested too deeply" in response.json()["error"]
+
+
+def test_nesting_at_the_limit_passes(roomy_app: TestClient) -> None:
+    response = roomy_app.post(CHAT, content=_nested(126), headers={"content-type": "application/json"})
+    assert response.status_code == 404  # past validation: the fake services know no model
+
+
+def test_a_huge_rejected_value_is_cut_in_the_message_but_the_field_is_named(roomy_app: TestClient) -> None:
+    response = roomy_app.post(CHAT, json=_valid_chat(stop=[f"stop-word-{i}" for i in range(100_000)]))
+    assert response.status_code == 400
+    assert len(response.content) < 2048
+    error = _error(response)
+    assert error["param"] == "stop" and "(stop)" in error["message"]
+    assert "characters cut" in error["message"]
+
+
+def test_a_huge_string_in_the_wrong_place_is_described_not_quoted(roomy_app: TestClient) -> None:
+    response = roomy_app.post(CHAT, json=_valid_chat(temperature="t" * 300_000))
+    assert response.status_code == 400
+    error = _error(response)
+    assert error["param"] == "temperature"
+    assert "<text of 300,000 characters>" in error["message"] and len(response.content) < 2048
+
+
+def test_a_long_prompt_validates_like_a_short_one() -> None:
+    from superfluid.http.validation import LONG_TEXT, LongText, stand_in
+
+    body = {"messages": [{"role": "user", "content": "x" * (LONG_TEXT + 10)}], "stop": ["a"]}
+    shadow = stand_in(body)
+    text = shadow["messages"][0]["content"]
+    assert isinstance(text, LongText) and len(text) == LONG_TEXT + 10 and isinstance(text, str)
+    assert shadow["stop"] is body["stop"]  # untouched parts are shared, not copied
+    assert stand_in({"a": "short"})["a"] == "short"
+
+
+def test_parse_body_counts_depth_by_walking_only_when_it_could_be_too_deep() -> None:
+    from superfluid.errors import InvalidRequest
+    from superfluid.http.validation import nesting_depth_exceeds, parse_body
+
+    assert parse_body(b'{"a": [[1]], "b": "' + b"[" * 500 + b'"}', 4) is not None  # brackets inside a string
+    with pytest.raises(InvalidRequest):
+        parse_body(b'{"a": [[[[1]]]]}', 4)
+    assert not nesting_depth_exceeds({"a": [[1]]}, 3) and nesting_depth_exceeds({"a": [[[1]]]}, 3)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from superfluid.engine.decoding.grammar import Constraint
+    from superfluid.engine.decoding.grammar import Constraint, GrammarState
     from superfluid.engine.decoding.output_plan import OutputPlan
     from superfluid.engine.decoding.tool_calls import ToolCallDelta, ToolPolicy
 
@@ -92,6 +92,9 @@ class PreparedPrompt:
     tokens: tuple[int, ...]
     starts_in_reasoning: bool = False
     plan: OutputPlan | None = None
+    grammars: tuple[GrammarState, ...] = ()
+    """One matcher per choice when the plan has a grammar, built with the prompt (building one can take as long
+    as compiling the grammar); each is used by one generation only."""
 
 
 @dataclass(frozen=True)

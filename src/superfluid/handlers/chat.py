@@ -15,7 +15,15 @@ from superfluid.engine.types import ChatMessage, ChatPrompt, ChoiceResult, Gener
 from superfluid.errors import InvalidRequest, SuperfluidError
 from superfluid.handlers import openai_params as params
 from superfluid.handlers import openai_shapes as shapes
-from superfluid.handlers.context import collect, now, qos_and_invariance, services
+from superfluid.handlers.context import (
+    admitted,
+    collect,
+    now,
+    qos_and_invariance,
+    request_body,
+    services,
+    start_generation,
+)
 from superfluid.handlers.conversation import refuse_media
 from superfluid.http.direct import DeltaStream
 from superfluid.http.streams import Frame, StreamItem, dumps, sse, sse_data
@@ -96,7 +104,8 @@ def _message(choice: ChoiceResult) -> dict[str, Any]:
     return message
 
 
-async def create_chat_completion(body: dict[str, Any]) -> Response:
+async def create_chat_completion() -> Response:
+    body = request_body()
     svc = services()
     model = await svc.models.get(body["model"])
     qos, invariant = qos_and_invariance()
@@ -127,7 +136,7 @@ async def create_chat_completion(body: dict[str, Any]) -> Response:
         frame = chunks.delta(delta)
         return sse_data(frame) if frame is not None else None
 
-    generation = model.generate(request, direct=out.hook(render))
+    generation = await start_generation(model, request, out.hook(render))
     if not stream:
         result = await collect(generation)
         reply = {
@@ -145,11 +154,7 @@ async def create_chat_completion(body: dict[str, Any]) -> Response:
             "superfluid": _extension(result.cached_tokens, result.choices[0].spec),
         }
         return JSONResponse(reply, headers={"x-superfluid-warm": str(result.cached_tokens)})
-    try:
-        warm = await generation.admitted()
-    except BaseException:
-        generation.cancel()
-        raise
+    warm = await admitted(generation)
     frames = sse(_frames(generation, chunks, continuous_usage, svc.settings.keepalive_s), keepalive_s=None,
                  error_frame=SuperfluidError.openai_body)
     # The product document's first chunk: the role alone, no empty content for clients to trip over.

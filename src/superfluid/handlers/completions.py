@@ -13,7 +13,16 @@ from superfluid.engine.types import FimPrompt, GenerationRequest, TextDelta, Tex
 from superfluid.errors import SuperfluidError, UnsupportedParameter
 from superfluid.handlers import openai_params as params
 from superfluid.handlers import openai_shapes as shapes
-from superfluid.handlers.context import admit_fim, collect, now, qos_and_invariance, services
+from superfluid.handlers.context import (
+    admit_fim,
+    admitted,
+    collect,
+    now,
+    qos_and_invariance,
+    request_body,
+    services,
+    start_generation,
+)
 from superfluid.http.direct import DeltaStream
 from superfluid.http.streams import Frame, StreamItem, sse, sse_data
 
@@ -30,7 +39,8 @@ def _prompt(body: dict[str, Any]) -> TextPrompt | FimPrompt:
     return FimPrompt(prefix=body["prompt"], suffix=suffix, mode=body.get("fim_mode") or "psm")
 
 
-async def create_completion(body: dict[str, Any]) -> Response:
+async def create_completion() -> Response:
+    body = request_body()
     svc = services()
     model = await svc.models.get(body["model"])
     prompt = _prompt(body)
@@ -59,7 +69,7 @@ async def create_completion(body: dict[str, Any]) -> Response:
         frame = chunks.delta(delta)
         return sse_data(frame) if frame is not None else None
 
-    generation = model.generate(request, direct=out.hook(render))
+    generation = await start_generation(model, request, out.hook(render))
     if not stream:
         result = await collect(generation)
         choice = result.choices[0]
@@ -78,11 +88,7 @@ async def create_completion(body: dict[str, Any]) -> Response:
             },
             headers={"x-superfluid-warm": str(result.cached_tokens)},
         )
-    try:
-        warm = await generation.admitted()
-    except BaseException:
-        generation.cancel()
-        raise
+    warm = await admitted(generation)
     frames = sse(_frames(generation, chunks, svc.settings.keepalive_s), keepalive_s=None,
                  error_frame=SuperfluidError.openai_body)
     lead = sse_data(chunks.chunk(prefix)) if prefix else b""

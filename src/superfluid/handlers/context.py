@@ -4,21 +4,41 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import cast
+from collections.abc import Callable
+from typing import Any, cast
 
 from connexion import context
 
-from superfluid.engine.models.served_model import ServedModel
+from superfluid.engine.models.served_model import ServedModel, is_light
 from superfluid.engine.scheduling.job import QOS_CLASSES
 from superfluid.engine.scheduling.stream import GenerationStream
-from superfluid.engine.types import GenerationResult
+from superfluid.engine.types import GenerationRequest, GenerationResult, TextDelta
 from superfluid.errors import InvalidRequest, RateLimited
+from superfluid.http.offload import offload_of
+from superfluid.http.validation import PARSED_BODY
 from superfluid.services import Services
 
 
 def services() -> Services:
     """The Services the lifespan put into this request's ASGI state."""
     return cast(Services, context.scope["state"]["services"])
+
+
+def request_body() -> dict[str, Any]:
+    """The JSON body as the validator parsed it (on a worker thread when big): handlers that carry prompts read
+    it from here rather than take a ``body`` argument, which Connexion would parse a second time, on the loop."""
+    return cast(dict[str, Any], context.scope[PARSED_BODY])
+
+
+async def start_generation(model: ServedModel, request: GenerationRequest,
+                           direct: Callable[[TextDelta], None] | None = None) -> GenerationStream:
+    """Queue a request's generation. Templating, tokenizing and grammar work run on a worker thread unless the
+    request is light (http/offload.py says why small ones stay on the loop)."""
+    pool = offload_of(context.scope)
+    if pool is None or is_light(request):
+        return model.generate(request, direct=direct)
+    prepared = await pool.run(model.prepare, request)
+    return model.generate(request, prepared, direct=direct)
 
 
 def now() -> int:
@@ -79,6 +99,31 @@ async def _client_gone() -> None:
         message = await receive()
         if message["type"] == "http.disconnect":
             return
+
+
+async def admitted(generation: GenerationStream) -> int:
+    """Wait for a streamed request's first lane (its prompt tokens already cached); a client that leaves while
+    the request waits in the queue takes it out of the queue at once. The generation is cancelled on any
+    failure."""
+    waiting = asyncio.ensure_future(generation.admitted())
+    gone = asyncio.ensure_future(_client_gone())
+    try:
+        await asyncio.wait({waiting, gone}, return_when=asyncio.FIRST_COMPLETED)
+    except BaseException:
+        waiting.cancel()
+        generation.cancel()
+        raise
+    finally:
+        gone.cancel()
+    if not waiting.done():
+        generation.cancel()
+        waiting.cancel()
+        raise ClientDisconnected()
+    try:
+        return waiting.result()
+    except BaseException:
+        generation.cancel()
+        raise
 
 
 async def collect(generation: GenerationStream) -> GenerationResult:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from starlette.responses import Response
 
@@ -11,10 +10,11 @@ from superfluid.engine.types import ChatPrompt, GenerationRequest
 from superfluid.errors import UnsupportedParameter
 from superfluid.handlers import ollama_params as params
 from superfluid.handlers import ollama_replies as replies
-from superfluid.handlers.context import qos_and_invariance, services
+from superfluid.handlers.context import qos_and_invariance, request_body, services
 
 
-async def chat(body: dict[str, Any]) -> Response:
+async def chat() -> Response:
+    body = request_body()
     started_ns = time.monotonic_ns()
     params.refuse_unknown(body, params.CHAT_FIELDS)
     options = params.read_options(body.get("options"))

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from starlette.responses import Response
 
 from superfluid.engine.types import ChatPrompt, FimPrompt, GenerationRequest
 from superfluid.handlers import ollama_params as params
 from superfluid.handlers import ollama_replies as replies
-from superfluid.handlers.context import admit_fim, qos_and_invariance, services
+from superfluid.handlers.context import admit_fim, qos_and_invariance, request_body, services
 
 
-async def generate(body: dict[str, Any]) -> Response:
+async def generate() -> Response:
+    body = request_body()
     started_ns = time.monotonic_ns()
     params.refuse_unknown(body, params.GENERATE_FIELDS)
     params.refuse_template(body.get("template"))

@@ -19,7 +19,7 @@ from superfluid.engine.decoding.tool_calls import ToolCallDelta
 from superfluid.engine.models.served_model import ServedModel
 from superfluid.engine.scheduling.stream import GenerationStream
 from superfluid.engine.types import FinishReason, GenerationRequest, TextDelta, TokenLogprob
-from superfluid.handlers.context import collect, services
+from superfluid.handlers.context import admitted, collect, services, start_generation
 from superfluid.handlers.conversation import parsed_calls
 from superfluid.http.direct import DeltaStream
 from superfluid.http.streams import Frame, ndjson, ndjson_line
@@ -149,7 +149,7 @@ async def reply(model: ServedModel, request: GenerationRequest, kind: Kind, *, s
         frame = records.delta(delta)
         return ndjson_line(frame) if frame is not None else None
 
-    generation = model.generate(request, direct=out.hook(render))
+    generation = await start_generation(model, request, out.hook(render))
     if not stream:
         result = await collect(generation)
         choice = result.choices[0]
@@ -162,11 +162,7 @@ async def reply(model: ServedModel, request: GenerationRequest, kind: Kind, *, s
         if logprobs:
             body["logprobs"] = logprobs_body(choice.logprobs)
         return JSONResponse(body)
-    try:
-        await generation.admitted()
-    except BaseException:
-        generation.cancel()
-        raise
+    await admitted(generation)
     frames = stream_records(generation, records, started_ns=started_ns, keepalive_s=services().settings.keepalive_s)
     return out.response(b"", ndjson(frames, keepalive_s=None, keepalive_frame=lambda: record(kind, model.id)),
                         cancel=generation.cancel, media_type=NDJSON)

@@ -12,12 +12,27 @@ _ANTHROPIC_TYPES = {
     401: "authentication_error",
     403: "permission_error",
     404: "not_found_error",
+    408: "invalid_request_error",
     413: "request_too_large",
+    431: "invalid_request_error",
     429: "rate_limit_error",
     500: "api_error",
     501: "api_error",
     503: "overloaded_error",
 }
+
+
+MAX_MESSAGE_CHARS = 1000
+"""Longest error message sent: a message that quotes a huge value (a 20 MB ``stop`` list) is cut in the middle;
+its start names the field."""
+
+
+def shorten(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """``text`` itself when short, else its head and tail around a note of how much was cut."""
+    if len(text) <= limit:
+        return text
+    keep = limit // 2
+    return f"{text[:keep]} ...({len(text) - 2 * keep:,} characters cut)... {text[-keep:]}"
 
 
 class Dialect(Enum):
@@ -35,11 +50,14 @@ class Dialect(Enum):
 
 
 def error_body(dialect: Dialect, error: SuperfluidError) -> dict[str, Any]:
+    message = shorten(error.message)
     if dialect is Dialect.OLLAMA:
-        return {"error": error.message}
+        return {"error": message}
     if dialect is Dialect.ANTHROPIC:
         # Anthropic's body has no param field; like the hosted API, the message leads with the field's path.
         kind = _ANTHROPIC_TYPES.get(error.status, "api_error")
-        message = f"{error.param}: {error.message}" if error.param else error.message
+        message = shorten(f"{error.param}: {error.message}" if error.param else error.message)
         return {"type": "error", "error": {"type": kind, "message": message}}
-    return error.openai_body()
+    body = error.openai_body()
+    body["error"]["message"] = message
+    return body

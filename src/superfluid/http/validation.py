@@ -1,16 +1,35 @@
-"""Request-body validation that reports failures as typed errors naming the offending field."""
+"""Request-body validation that reports failures as typed errors naming the offending field.
+
+The body is parsed once, here: the parsed object is kept in the request scope (``PARSED_BODY``) for handlers
+that read it from there instead of parsing it again. Bodies of ``OFFLOAD_BODY_BYTES`` or more are parsed and
+validated on a worker thread (http/offload.py). Nesting deeper than ``--max-json-depth`` is a 400, and a value
+quoted in an error message is cut to a few hundred characters.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator
+from collections.abc import Iterator
 from typing import Any
 
 import jsonschema
 from connexion.validators import JSONRequestBodyValidator
-from starlette.types import Scope
+from starlette.datastructures import Headers
+from starlette.types import Message, Receive, Scope
 
 from superfluid.errors import InvalidRequest
+from superfluid.http.dialect import shorten
+from superfluid.http.offload import offload_of
+
+PARSED_BODY = "superfluid.body"
+"""Scope key of the parsed request body (set once validation passed)."""
+
+OFFLOAD_BODY_BYTES = 64 * 1024
+"""Bodies this large or larger are parsed and validated on a worker thread (below it the hop costs more)."""
+
+DEFAULT_MAX_DEPTH = 128
+MESSAGE_VALUE_CHARS = 300
+"""Longest quotation of a rejected value in an error message; longer ones keep their start and end."""
 
 
 def _field_path(error: jsonschema.ValidationError) -> str | None:
@@ -24,7 +43,7 @@ def _field_path(error: jsonschema.ValidationError) -> str | None:
     out = path[0]
     for part in path[1:]:
         out += f"[{part}]" if part.isdigit() else f".{part}"
-    return out
+    return shorten(out, 120)
 
 
 def _deepest(error: jsonschema.ValidationError) -> jsonschema.ValidationError:
@@ -50,20 +69,113 @@ def _null_alternatives(node: Any) -> Any:
     return out
 
 
+LONG_TEXT = 64 * 1024
+"""Strings longer than this are validated through a stand-in (:class:`LongText`)."""
+
+
+class LongText(str):
+    """A very long string as the validator sees it: its first LONG_TEXT characters, its true length (``len``),
+    and a short ``repr``. jsonschema writes every failing value into its messages with ``repr`` while it checks
+    the branches of a ``oneOf`` (a 99 MB prompt is not an array of parts): a full copy, escaped, per branch. The
+    documents constrain strings by type, enum and length only; a ``pattern`` would see the cut text."""
+
+    full_length: int
+
+    def __new__(cls, text: str) -> LongText:
+        out = super().__new__(cls, text[:LONG_TEXT])
+        out.full_length = len(text)
+        return out
+
+    def __len__(self) -> int:
+        return self.full_length
+
+    def __repr__(self) -> str:
+        return f"<text of {self.full_length:,} characters>"
+
+
+def stand_in(value: Any) -> Any:
+    """``value`` with every string over LONG_TEXT replaced by a LongText (shared parts are not copied)."""
+    if isinstance(value, str):
+        return LongText(value) if len(value) > LONG_TEXT else value
+    if isinstance(value, list):
+        items = [stand_in(v) for v in value]
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    if isinstance(value, dict):
+        pairs = {k: stand_in(v) for k, v in value.items()}
+        return value if all(pairs[k] is v for k, v in value.items()) else pairs
+    return value
+
+
+def nesting_depth_exceeds(value: Any, limit: int) -> bool:
+    """Whether arrays and objects nest more than ``limit`` deep in a parsed value (iterative: any depth)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        children: Iterator[Any] = iter(node.values() if isinstance(node, dict) else node)
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
+def parse_body(raw: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
+    """JSON text -> value; malformed or too deeply nested text is an InvalidRequest. None for a blank body."""
+    if not raw.strip():
+        return None
+    too_deep = InvalidRequest(f"request body nested too deeply: arrays and objects may nest at most {max_depth} "
+                              "levels (--max-json-depth)")
+    try:
+        body = json.loads(raw)
+    except RecursionError:
+        raise too_deep from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InvalidRequest(f"malformed JSON body: {shorten(str(exc), MESSAGE_VALUE_CHARS)}") from exc
+    # Only bodies with more opening brackets than the limit can be too deep: most skip the walk.
+    if isinstance(body, (dict, list)) and raw.count(b"[") + raw.count(b"{") > max_depth \
+            and nesting_depth_exceeds(body, max_depth):
+        raise too_deep
+    return body
+
+
 class TypedJSONBodyValidator(JSONRequestBodyValidator):  # type: ignore[misc]
     """Connexion's JSON validator, raising :class:`InvalidRequest` with ``param`` set."""
 
     def __init__(self, *, schema: dict[str, Any], **kwargs: Any) -> None:
         super().__init__(schema=_null_alternatives(schema), **kwargs)
+        self._built = super()._validator  # Connexion builds one per access; this one serves every request
 
-    async def _parse(self, stream: AsyncGenerator[bytes, None], scope: Scope) -> Any:
-        raw = b"".join([chunk async for chunk in stream])
-        if not raw.strip():
-            return None
-        try:
-            return json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise InvalidRequest(f"malformed JSON body: {exc}") from exc
+    @property
+    def _validator(self) -> Any:
+        return self._built
+
+    async def wrap_receive(self, receive: Receive, *, scope: Scope) -> tuple[Receive, Scope]:
+        """Read the body, parse and validate it (on a worker when big), keep the parsed value in the scope, and
+        replay the body's messages to the app."""
+        if not int(Headers(scope=scope).get("content-length", 0) or 0):
+            # No body: Connexion's own answer (every body in the documents is required: a 400).
+            return await super().wrap_receive(receive, scope=scope)  # type: ignore[no-any-return]
+        messages: list[Message] = []
+        while True:
+            message = await receive()
+            messages.append(message)
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                break
+        raw = b"".join(m.get("body", b"") for m in messages)
+        depth = _max_depth(scope)
+        pool = offload_of(scope) if len(raw) >= OFFLOAD_BODY_BYTES else None
+        body = await pool.run(self._parsed, raw, depth) if pool is not None else self._parsed(raw, depth)
+        scope[PARSED_BODY] = body
+        return self._insert_messages(receive, messages=messages), scope
+
+    def _parsed(self, raw: bytes, max_depth: int) -> Any:
+        body = parse_body(raw, max_depth)
+        if not (body is None and self._nullable):
+            self._validate(stand_in(body) if len(raw) > LONG_TEXT else body)
+        return body
+
+    async def _parse(self, stream: Any, scope: Scope) -> Any:
+        """Connexion's path for bodies it fills in itself (a schema default)."""
+        return parse_body(b"".join([chunk async for chunk in stream]), _max_depth(scope))
 
     def _validate(self, body: Any) -> dict[str, Any] | None:
         if body is None:
@@ -79,5 +191,12 @@ class TypedJSONBodyValidator(JSONRequestBodyValidator):  # type: ignore[misc]
         if first.validator == "required" and param:
             message = f"missing required field '{param}'"
         else:
-            message = f"invalid value{where}: {first.message}"
+            message = f"invalid value{where}: {shorten(first.message, MESSAGE_VALUE_CHARS)}"
         raise InvalidRequest(message, param=param)
+
+
+def _max_depth(scope: Scope) -> int:
+    services = scope.get("state", {}).get("services")
+    settings = getattr(services, "settings", None)
+    return int(getattr(settings, "max_json_depth", DEFAULT_MAX_DEPTH))
+

@@ -8,6 +8,8 @@ import logging
 import time
 from collections.abc import Callable
 
+import llama_cpp
+
 from superfluid.engine.decoding.grammar import GrammarState, GrammarTokenizer
 from superfluid.engine.decoding.output_plan import plan_output
 from superfluid.engine.decoding.sampling import resolve
@@ -38,6 +40,54 @@ from superfluid.settings import Settings
 
 log = logging.getLogger(__name__)
 
+LIGHT_PROMPT_CHARS = 4096
+"""Prompts up to this many characters (and without a grammar) are prepared on the event loop: tokenizing costs
+about 0.4 ms per KB, and the hop to a worker thread and back about 0.1 ms (docs/limits.md)."""
+LIGHT_MESSAGES = 64
+LENGTH_PRESERVING_VOCABS = (llama_cpp.LLAMA_VOCAB_TYPE_SPM, llama_cpp.LLAMA_VOCAB_TYPE_BPE)
+"""Tokenizers whose tokens spell the input back exactly, so that a prompt of C characters needs at least
+C / (longest token) tokens; others (WordPiece drops whitespace, Unigram normalizes) get no early bound."""
+EARLY_BOUND_MARGIN = 2
+"""The early refusal waits until a prompt is twice as long as the bound says it can be (a margin for the
+leading space some tokenizers add, and for whatever the reasoning above misses)."""
+RENDERED_AS_IS = ("user", "tool")
+"""Roles whose content every chat template writes into the prompt, at most trimmed of whitespace at its ends
+(templates may drop or rewrite earlier assistant turns, and fold or drop system messages)."""
+UNICODE_SPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+                 "\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+"""Every character ``str.isspace`` (and so Jinja's ``trim``) takes for whitespace."""
+_ASCII_SPACE = tuple(c for c in UNICODE_SPACE if c.isascii())
+
+
+def least_rendered_chars(text: str) -> int:
+    """Characters of ``text`` that survive any trimming of whitespace: its length less every whitespace
+    character in it (counted without copying the text, so a huge message holds the GIL only in short steps)."""
+    spaces = _ASCII_SPACE if text.isascii() else UNICODE_SPACE
+    return len(text) - sum(text.count(c) for c in spaces)
+
+
+def is_light(request: GenerationRequest) -> bool:
+    """Whether preparing ``request`` is cheap enough to do on the event loop: a short prompt, few messages, no
+    grammar to compile or matcher to build, no earlier tool calls to render."""
+    if request.constraint is not None or (request.tools is not None and request.tools.active):
+        return False
+    prompt = request.prompt
+    if isinstance(prompt, ChatPrompt):
+        if len(prompt.messages) > LIGHT_MESSAGES:
+            return False
+        total = 0
+        for message in prompt.messages:
+            if "tool_calls" in message.extra:
+                return False
+            total += len(message.content)
+            if total > LIGHT_PROMPT_CHARS:
+                return False
+        return True
+    if isinstance(prompt, FimPrompt):
+        return len(prompt.prefix) + len(prompt.suffix) <= LIGHT_PROMPT_CHARS
+    return len(prompt.text) <= LIGHT_PROMPT_CHARS
+
+
 class ServedModel:
     def __init__(self, profile: ModelProfile, llama: LlamaModel, settings: Settings) -> None:
         self.profile = profile
@@ -53,6 +103,8 @@ class ServedModel:
         self.control_markers = {text: token for text, token in markers if token is not None}
         self.scheduler = Scheduler(llama, name=profile.id, grammar=self.grammar_tokenizer,
                                    spec_draft=settings.spec_draft)
+        self.longest_token = self._longest_token()
+        """Bytes in the longest token's text (special tokens included): the early bound's divisor."""
 
     @classmethod
     def load(cls, model_id: str, source: ModelSource, settings: Settings) -> ServedModel:
@@ -84,11 +136,45 @@ class ServedModel:
         buf = ctypes.create_string_buffer(256)
         return [self.llama.piece(t, buf, special=True).decode("utf-8", errors="replace") for t in tokens]
 
+    def _longest_token(self) -> int:
+        buf = ctypes.create_string_buffer(256)
+        return max((len(self.llama.piece(t, buf, special=True)) for t in range(self.llama.meta.n_vocab)), default=1)
+
+    def _refuse_overlong(self, chars: int, param: str, check_window: bool) -> None:
+        """Refuse, before tokenizing, a prompt too long for the window whatever its tokens turn out to be."""
+        if not check_window:
+            return
+        vocab_type = llama_cpp.llama_vocab_type(self.llama.vocab)
+        if vocab_type not in LENGTH_PRESERVING_VOCABS:
+            return
+        least = chars // (self.longest_token * EARLY_BOUND_MARGIN)
+        if least >= self.n_ctx:
+            raise ContextLengthExceeded(
+                f"the prompt is at least {chars:,} characters: {least:,} tokens or more for this model's vocabulary "
+                f"(its longest token is {self.longest_token} bytes), and its context window is {self.n_ctx} tokens",
+                param=param)
+
     def prepare(self, request: GenerationRequest, *, check_window: bool = True) -> PreparedPrompt:
-        """Render and tokenize; a prompt that leaves no room in the context window is a 400 unless
-        ``check_window`` is off (a request that only counts the prompt's tokens)."""
+        """Template, tokenize and compile what the request needs (call off the loop unless it ``is_light``). A
+        prompt that leaves no room in the context window is a 400 unless ``check_window`` is off (a request
+        that only counts the prompt's tokens)."""
+        prepared = self._prompt(request, check_window)
+        plan = prepared.plan
+        if plan is None or not plan.grammar:
+            return prepared
+        first = self._grammar_state(plan.grammar)
+        grammars = (first, *(first.copy() for _ in range(request.n - 1)))
+        return PreparedPrompt(prepared.tokens, starts_in_reasoning=prepared.starts_in_reasoning, plan=plan,
+                              grammars=grammars)
+
+    def _prompt(self, request: GenerationRequest, check_window: bool) -> PreparedPrompt:
         prompt = request.prompt
         if isinstance(prompt, ChatPrompt):
+            # Refuse before templating what no template can shorten enough (rendering copies the text several
+            # times, each copy holding the GIL); the rendered text is bounded again below.
+            self._refuse_overlong(sum(least_rendered_chars(m.content) for m in prompt.messages
+                                      if m.role in RENDERED_AS_IS and len(m.content) > LIGHT_PROMPT_CHARS),
+                                  "messages", check_window)
             plan = plan_output(prompt.messages, self.template, tools=request.tools, constraint=request.constraint,
                                control=self.control_markers)
             rendered = self.template.render(
@@ -101,6 +187,7 @@ class ServedModel:
             if prompt.prefill:
                 self._check_prefill(request, opened=rendered.starts_in_reasoning)
                 text += prompt.prefill
+            self._refuse_overlong(len(text), "messages", check_window)
             tokens = self.llama.tokenize(text, add_special=False, parse_special=True)
             bos = self._bos()
             if bos is not None and (not tokens or tokens[0] != bos):
@@ -109,9 +196,11 @@ class ServedModel:
         else:
             plan = plan_output((), self.template, tools=None, constraint=request.constraint)
             if isinstance(prompt, FimPrompt):
+                self._refuse_overlong(len(prompt.prefix) + len(prompt.suffix), "prompt", check_window)
                 tokens = self._fim_tokens(prompt)
             else:
                 assert isinstance(prompt, TextPrompt)
+                self._refuse_overlong(len(prompt.text), "prompt", check_window)
                 tokens = self.llama.tokenize(prompt.text, add_special=True, parse_special=False)
             prepared = PreparedPrompt(tuple(tokens), plan=plan)
         if not prepared.tokens:
@@ -172,6 +261,8 @@ class ServedModel:
         ``direct`` takes the TextDeltas on the engine thread instead of the stream (see EventSink).
         """
         prepared = prepared or self.prepare(request)
+        if prepared.plan is not None and prepared.plan.grammar and len(prepared.grammars) != request.n:
+            raise ValueError("a prepared prompt's grammar matchers serve one generation only")
         max_new = self.max_new_tokens(request, len(prepared.tokens))
         sink = EventSink(asyncio.get_running_loop(), direct)
         thinking = isinstance(request.prompt, ChatPrompt) and self.template.thinks
@@ -189,7 +280,7 @@ class ServedModel:
                 output=TextOutput(request.stop, thinking=thinking, in_reasoning=prepared.starts_in_reasoning),
                 sink=sink,
                 ignore_eos=request.sampling.ignore_eos,
-                grammar=self._grammar_state(plan.grammar) if plan and plan.grammar else None,
+                grammar=prepared.grammars[i] if prepared.grammars else None,
                 lazy_grammar=plan.lazy if plan else None,
                 calls=plan.call_reader() if plan else None,
                 preserve=plan.preserve if plan else frozenset(),

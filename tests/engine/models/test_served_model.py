@@ -1,0 +1,42 @@
+"""What ServedModel decides before any token work: which requests are light enough for the event loop, and how
+much of a message survives a template's trimming."""
+
+from __future__ import annotations
+
+from superfluid.engine.decoding.grammar import ANY_JSON_OBJECT, Constraint
+from superfluid.engine.models.served_model import (
+    LIGHT_MESSAGES,
+    LIGHT_PROMPT_CHARS,
+    UNICODE_SPACE,
+    is_light,
+    least_rendered_chars,
+)
+from superfluid.engine.types import ChatMessage, ChatPrompt, FimPrompt, GenerationRequest, TextPrompt
+
+
+def _chat(*contents: str, **extra: object) -> GenerationRequest:
+    messages = tuple(ChatMessage(role="user", content=c) for c in contents)
+    return GenerationRequest(model="m", prompt=ChatPrompt(messages=messages), **extra)  # type: ignore[arg-type]
+
+
+def test_small_plain_requests_are_light() -> None:
+    assert is_light(_chat("hello"))
+    assert is_light(GenerationRequest(model="m", prompt=TextPrompt("x" * LIGHT_PROMPT_CHARS)))
+    assert is_light(GenerationRequest(model="m", prompt=FimPrompt(prefix="a", suffix="b")))
+
+
+def test_long_many_or_constrained_requests_are_not() -> None:
+    assert not is_light(_chat("x" * (LIGHT_PROMPT_CHARS + 1)))
+    assert not is_light(_chat(*["hi"] * (LIGHT_MESSAGES + 1)))
+    assert not is_light(_chat("hi", constraint=Constraint.for_schema(ANY_JSON_OBJECT)))
+    assert not is_light(GenerationRequest(model="m", prompt=TextPrompt("x" * (LIGHT_PROMPT_CHARS + 1))))
+    calls = ChatMessage(role="assistant", content="", extra={"tool_calls": [{"id": "1"}]})
+    assert not is_light(GenerationRequest(model="m", prompt=ChatPrompt(messages=(calls,))))
+
+
+def test_least_rendered_chars_discounts_every_kind_of_whitespace() -> None:
+    assert "".join(c for c in map(chr, range(0x110000)) if c.isspace()) == UNICODE_SPACE
+    assert least_rendered_chars("  ab c \n") == 3
+    assert least_rendered_chars("\u3000é\u2003") == 1
+    text = "word " * 1000
+    assert least_rendered_chars(text) <= len(text.strip())
