@@ -64,7 +64,38 @@ def _parser() -> argparse.ArgumentParser:
                        help="override a GGUF metadata key for every model (repeatable), e.g. "
                             "tokenizer.ggml.add_bos_token=bool:false; TYPE is int, float, bool or str")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    # Limits against hostile or oversized input (docs/limits.md).
+    serve.add_argument("--max-json-depth", type=_positive_int, default=128,
+                       help="deepest nesting of arrays and objects in a request body; deeper is a 400")
+    serve.add_argument("--prepare-workers", type=_positive_int, default=2,
+                       help="threads that parse, template, tokenize and compile grammars for big requests")
+    serve.add_argument("--max-connections", type=_positive_int, default=1024,
+                       help="open connections; over it the longest-idle one closes, or 503 when none is idle")
+    serve.add_argument("--max-header-count", type=_positive_int, default=100,
+                       help="header fields in a request; more is a 431")
+    serve.add_argument("--max-header-bytes", type=_positive_int, default=64 * 1024,
+                       help="bytes in a request line and headers; more is a 431")
+    serve.add_argument("--timeout-headers", type=_positive_float, default=30.0,
+                       help="seconds to send a whole request head; later is a 408")
+    serve.add_argument("--timeout-body", type=_positive_float, default=30.0,
+                       help="seconds a request body may go without a byte; longer is a 408")
+    serve.add_argument("--timeout-keep-alive", type=_positive_int, default=5,
+                       help="seconds an idle keep-alive connection stays open")
     return parser
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return value
 
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
@@ -93,6 +124,14 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         allow_batch_invariant=args.http_allow_batch_invariant,
         spec_draft=args.spec_draft,
         override_kv=tuple(args.override_kv),
+        max_json_depth=args.max_json_depth,
+        prepare_workers=args.prepare_workers,
+        max_connections=args.max_connections,
+        max_header_count=args.max_header_count,
+        max_header_bytes=args.max_header_bytes,
+        timeout_headers_s=args.timeout_headers,
+        timeout_body_s=args.timeout_body,
+        timeout_keep_alive_s=args.timeout_keep_alive,
     )
 
 
@@ -103,6 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import uvicorn
 
     from superfluid.app import create_app
+    from superfluid.http.connections import ConnectionLimits, fit_descriptors, protocol_class
     from superfluid.http.direct import expose_connection
 
     try:
@@ -114,8 +154,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ModelSourceError as exc:
         print(f"superfluid: {exc}", file=sys.stderr)
         return 2
+    limits = fit_descriptors(ConnectionLimits.from_settings(settings))
     uvicorn.run(expose_connection(app), host=settings.host, port=settings.port, log_level=settings.log_level,
-                access_log=settings.log_level == "debug", timeout_graceful_shutdown=5)
+                access_log=settings.log_level == "debug", timeout_graceful_shutdown=5,
+                http=protocol_class(limits), timeout_keep_alive=settings.timeout_keep_alive_s)
     return 0
 
 

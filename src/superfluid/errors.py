@@ -14,10 +14,13 @@ The tree (status, OpenAI ``type``, ``code``)::
     ├── AdminRequired                    403 permission_error      code=admin_required
     ├── NotFound                         404 not_found_error
     │   └── ModelNotFound                404  param=model
+    ├── RequestTimeout                   408 invalid_request_error code=request_timeout
     ├── PayloadTooLarge                  413 invalid_request_error code=payload_too_large
+    ├── HeaderFieldsTooLarge             431 invalid_request_error code=request_header_fields_too_large
     ├── RateLimited                      429 rate_limit_error      (carries Retry-After)
     ├── RouteRetired                     501 invalid_request_error code=route_retired
     ├── RouteNotServed                   501 invalid_request_error code=route_not_served
+    ├── TooManyConnections               503 server_error          code=too_many_connections
     └── EngineFailure                    500 server_error
 
 Handlers and the engine raise these; ``superfluid.http.error_rendering`` turns them into the
@@ -118,6 +121,26 @@ class PayloadTooLarge(SuperfluidError):
     status = 413
     error_type = "invalid_request_error"
     default_code = "payload_too_large"
+
+
+class RequestTimeout(SuperfluidError):
+    """The client was too slow sending its request head or body (answered by http/connections.py)."""
+
+    status = 408
+    error_type = "invalid_request_error"
+    default_code = "request_timeout"
+
+
+class HeaderFieldsTooLarge(SuperfluidError):
+    status = 431
+    error_type = "invalid_request_error"
+    default_code = "request_header_fields_too_large"
+
+
+class TooManyConnections(SuperfluidError):
+    status = 503
+    error_type = "server_error"
+    default_code = "too_many_connections"
 
 
 class RateLimited(SuperfluidError):

@@ -83,3 +83,20 @@ class Settings:
     """GGUF metadata overrides (key, int|float|bool|str, value) applied to every model this server loads."""
     allow_batch_invariant: bool = False
     """Honour x-superfluid-batch-invariant (--http-allow-batch-invariant)."""
+
+    # ---- limits against hostile or oversized input (docs/limits.md) ----
+    max_json_depth: int = 128
+    """Deepest nesting of arrays and objects a request body may have; deeper is a 400."""
+    prepare_workers: int = 2
+    """Worker threads that parse, validate, template, tokenize and compile grammars for big requests."""
+    max_connections: int = 1024
+    """Open client connections; at the cap the longest-idle one is closed, and with none idle a new one gets 503."""
+    max_header_count: int = 100
+    max_header_bytes: int = 64 * 1024
+    """Request head limits (request line and headers); over either, 431."""
+    timeout_headers_s: float = 30.0
+    """Seconds a client has to send a complete request head, from connecting or from its first byte."""
+    timeout_body_s: float = 30.0
+    """Seconds a request body may go without a new byte while the server waits for it."""
+    timeout_keep_alive_s: int = 5
+    """Seconds an idle keep-alive connection stays open between requests."""

@@ -24,6 +24,7 @@ from starlette.testclient import TestClient
 
 from superfluid.app import create_app
 from superfluid.engine.types import Finished, GenerationRequest, TextDelta, Usage
+from superfluid.http.connections import ConnectionLimits, protocol_class
 from superfluid.http.direct import ChunkWriter, DeltaHook, direct_connection, expose_connection
 from superfluid.settings import Settings
 from tests.conftest import FakeServices
@@ -218,14 +219,16 @@ class _Services(FakeServices):
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[str, _Services]]:
-    """The app as ``superfluid serve`` runs it: uvicorn's defaults (httptools where installed), connection exposed."""
+    """The app as ``superfluid serve`` runs it: uvicorn with the connection-limited httptools protocol, the
+    connection exposed."""
     settings = Settings(keepalive_s=30)
     services = _Services(settings)
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     app = expose_connection(create_app(settings, services=services))  # type: ignore[arg-type]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
+                                           http=protocol_class(ConnectionLimits())))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
