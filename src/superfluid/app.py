@@ -17,7 +17,7 @@ from connexion.options import SwaggerUIOptions
 from superfluid.errors import EngineFailure, InvalidRequest, NotFound, SuperfluidError
 from superfluid.handlers.context import ClientDisconnected
 from superfluid.http.dialect import Dialect, error_body
-from superfluid.http.guards import ApiKeyGuard, BodyLimit, OllamaBodiesAreJson
+from superfluid.http.guards import ApiKeyGuard, BodyLimit, NewlinesInPaths, OllamaBodiesAreJson
 from superfluid.http.routing import ChainedRoutingMiddleware
 from superfluid.http.streams import dumps
 from superfluid.http.validation import TypedJSONBodyValidator
@@ -106,4 +106,5 @@ def create_app(settings: Settings, services: Services | None = None) -> connexio
     app.add_middleware(OllamaBodiesAreJson, position=MiddlewarePosition.BEFORE_EXCEPTION)
     app.add_middleware(ApiKeyGuard, position=MiddlewarePosition.BEFORE_EXCEPTION, api_key=settings.api_key)
     app.add_middleware(BodyLimit, position=MiddlewarePosition.BEFORE_EXCEPTION, max_bytes=settings.max_body_bytes)
+    app.add_middleware(NewlinesInPaths, position=MiddlewarePosition.BEFORE_EXCEPTION)
     return app
