@@ -384,7 +384,8 @@ class Scheduler:
         grammar_done = False
         if job.grammar is not None:
             if not job.grammar.advance(token):
-                log.warning("grammar refused token %d: %s", token, job.grammar.error)
+                # llguidance's error ends with the whole grammar (500 KB for a wide schema): its head says why.
+                log.warning("grammar refused token %d: %.300s", token, job.grammar.error)
             grammar_done = job.grammar.done
         elif job.lazy_grammar is not None:
             self._maybe_engage(job, data)
