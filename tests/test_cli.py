@@ -102,3 +102,20 @@ def test_override_kv_refuses_malformed_values(bad: str, capsys: pytest.CaptureFi
     with pytest.raises(SystemExit):
         _settings("--override-kv", bad)
     assert "--override-kv" in capsys.readouterr().err
+
+
+def test_limit_flags_land_on_their_fields() -> None:
+    settings = _settings("--max-json-depth", "64", "--prepare-workers", "3", "--max-connections", "200",
+                         "--max-header-count", "40", "--max-header-bytes", "8192", "--timeout-headers", "2.5",
+                         "--timeout-body", "4", "--timeout-keep-alive", "9")
+    assert (settings.max_json_depth, settings.prepare_workers, settings.max_connections) == (64, 3, 200)
+    assert (settings.max_header_count, settings.max_header_bytes) == (40, 8192)
+    assert (settings.timeout_headers_s, settings.timeout_body_s, settings.timeout_keep_alive_s) == (2.5, 4.0, 9)
+
+
+@pytest.mark.parametrize("argv", [["--max-connections", "0"], ["--timeout-headers", "-1"],
+                                  ["--max-json-depth", "deep"], ["--timeout-body", "nan"]])
+def test_limit_flags_must_be_positive(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        _settings(*argv)
+    assert caught.value.code == 2

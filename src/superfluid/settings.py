@@ -87,7 +87,7 @@ class Settings:
     # ---- limits against hostile or oversized input (docs/limits.md) ----
     max_json_depth: int = 128
     """Deepest nesting of arrays and objects a request body may have; deeper is a 400."""
-    prepare_workers: int = 2
+    prepare_workers: int = 1
     """Worker threads that parse, validate, template, tokenize and compile grammars for big requests."""
     max_connections: int = 1024
     """Open client connections; at the cap the longest-idle one is closed, and with none idle a new one gets 503."""
