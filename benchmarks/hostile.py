@@ -1,0 +1,320 @@
+"""Hostile-traffic benchmark: normal streaming traffic with and without an attack mix running beside it.
+
+One server (default flags). Normal traffic is a few clients streaming short chat replies back to back; each
+request's time to first token (TTFT) is recorded. Phases alternate, quiet then attacked, so that drift on a
+shared machine hits both alike. The attack mix runs in a process of its own (its client work must not slow the
+normal clients' measurements), each attack in its own thread, in a loop:
+
+* big requests: a 10 MB prompt, 20,000 messages, 2,000 tools, a 5,000-branch anyOf schema;
+* malformed ones: 1,000-deep nesting, a self-referential schema, a 2 MB stop list;
+  (each of these seven sent again PAUSE_S after its answer)
+* connections: 300 idle connections held open (more than the normal cap leaves room for is fine: the longest idle
+  are closed for newcomers), 20 slowloris heads, 20 stalled bodies, 4 x 1 MiB header bombs;
+* queued streams abandoned by their clients.
+
+Reported: p50/p95 TTFT of normal traffic per phase kind and their ratio (target: attacked p95 within 20% of
+quiet), normal requests completed and failed, the slowest /health, and resident memory at the start, at its
+peak, and after the last attack (target: back near the start).
+
+Run: ``python -m benchmarks.hostile [--seconds 60] [--rounds 2] [--clients 2] [--record]``; never part of CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import multiprocessing
+import os
+import platform
+import socket
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+from conformance.server import start_server, stop_server
+
+from benchmarks.recording import record
+from superfluid.engine.models.model_sources import DEFAULT_MODEL
+
+PAUSE_S = 3.0
+"""Each big or malformed request is sent again this long after its answer (seven such loops at once)."""
+PROMPTS = ["Name a river.", "Say one word about autumn.", "What is two plus two?", "Name a colour.",
+           "Describe a cat briefly.", "Name a city in Peru."]
+
+
+# ---- normal traffic ---------------------------------------------------------------------------------------------
+
+async def _one_stream(client: httpx.AsyncClient, prompt: str) -> float | None:
+    """TTFT of one streamed chat reply (first content chunk), None when it failed."""
+    body = {"model": DEFAULT_MODEL, "messages": [{"role": "user", "content": prompt}], "max_tokens": 24,
+            "temperature": 0, "stream": True}
+    started = time.perf_counter()
+    first: float | None = None
+    try:
+        async with client.stream("POST", "/v1/chat/completions", json=body) as response:
+            if response.status_code != 200:
+                return None
+            async for line in response.aiter_lines():
+                if first is None and line.startswith("data: {") and '"content"' in line:
+                    first = time.perf_counter() - started
+    except httpx.HTTPError:
+        return None
+    return first
+
+
+async def _normal(base_url: str, seconds: float, clients: int) -> tuple[list[float], int]:
+    ttfts: list[float] = []
+    failed = 0
+    deadline = time.monotonic() + seconds
+
+    async def worker(n: int) -> None:
+        nonlocal failed
+        async with httpx.AsyncClient(base_url=base_url, timeout=120) as client:
+            i = n
+            while time.monotonic() < deadline:
+                ttft = await _one_stream(client, PROMPTS[i % len(PROMPTS)])
+                i += 1
+                if ttft is None:
+                    failed += 1
+                else:
+                    ttfts.append(ttft)
+
+    await asyncio.gather(*(worker(n) for n in range(clients)))
+    return ttfts, failed
+
+
+# ---- the attack mix (in its own process) -----------------------------------------------------------------------
+
+def _post(base_url: str, path: str, payload: bytes) -> None:
+    with contextlib.suppress(httpx.HTTPError):
+        httpx.post(base_url + path, content=payload, timeout=120, headers={"content-type": "application/json"})
+
+
+def _chat(**extra: Any) -> dict[str, Any]:
+    return {"model": DEFAULT_MODEL, "messages": [{"role": "user", "content": "hi"}], "max_tokens": 2, **extra}
+
+
+def _payloads() -> dict[str, bytes]:
+    tools = [{"type": "function", "function": {"name": f"t{i}", "parameters": {
+        "type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}}} for i in range(2000)]
+    wide = {"anyOf": [{"type": "object", "properties": {f"k{i}": {"type": "string"}}, "required": [f"k{i}"]}
+                      for i in range(5000)]}
+    return {
+        "10 MB prompt": json.dumps(_chat(messages=[{"role": "user", "content": "hello world " * 850_000}])).encode(),
+        "20,000 messages": json.dumps(_chat(messages=[{"role": "user", "content": f"m {i}"}
+                                                      for i in range(20_000)])).encode(),
+        "2,000 tools": json.dumps(_chat(tools=tools)).encode(),
+        "5,000-branch anyOf": json.dumps(_chat(response_format={
+            "type": "json_schema", "json_schema": {"name": "w", "schema": wide}})).encode(),
+        "deep nesting": b'{"model": "x", "messages": ' + b"[" * 1000 + b"]" * 1000 + b"}",
+        "looping schema": json.dumps(_chat(response_format={
+            "type": "json_schema", "json_schema": {"name": "l", "schema": {"$ref": "#"}}})).encode(),
+        "2 MB stop list": json.dumps(_chat(stop=["x" * 100] * 20_000)).encode(),
+    }
+
+
+def _address(base_url: str) -> tuple[str, int]:
+    host, port = base_url.removeprefix("http://").split(":")
+    return host, int(port)
+
+
+def _drip(base_url: str, stop: threading.Event) -> None:
+    """Slowloris: a head one byte per second."""
+    while not stop.is_set():
+        try:
+            with socket.create_connection(_address(base_url)) as sock:
+                for byte in b"GET /health HTTP/1.1\r\nhost: x\r\nx-slow: " + b"s" * 100:
+                    if stop.is_set():
+                        return
+                    sock.sendall(bytes([byte]))
+                    time.sleep(1.0)
+        except OSError:
+            time.sleep(0.5)
+
+
+def _stall(base_url: str, stop: threading.Event) -> None:
+    """A body that stops after 10 bytes."""
+    while not stop.is_set():
+        try:
+            with socket.create_connection(_address(base_url)) as sock:
+                sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: 1000\r\n\r\n"
+                             b'{"model":1')
+                sock.settimeout(60)
+                sock.recv(1024)
+        except OSError:
+            time.sleep(0.5)
+
+
+def _idle_flood(base_url: str, stop: threading.Event) -> None:
+    socks: list[socket.socket] = []
+    while not stop.is_set():
+        socks = [s for s in socks if s.fileno() >= 0]
+        while len(socks) < 300:
+            try:
+                socks.append(socket.create_connection(_address(base_url)))
+            except OSError:
+                break
+        stop.wait(1.0)
+        for sock in socks[:50]:  # turn some over, as a flood would
+            sock.close()
+        socks = socks[50:]
+    for sock in socks:
+        sock.close()
+
+
+def _header_bomb(base_url: str, stop: threading.Event) -> None:
+    head = b"GET /v1/models HTTP/1.1\r\nhost: x\r\n" + b"".join(
+        b"x-b%d: %s\r\n" % (i, b"a" * 1024 * 1024) for i in range(4)) + b"\r\n"
+    while not stop.is_set():
+        try:
+            with socket.create_connection(_address(base_url)) as sock:
+                sock.settimeout(10)
+                sock.sendall(head)
+                sock.recv(1024)
+        except OSError:
+            pass
+        stop.wait(0.5)
+
+
+def _abandoned_streams(base_url: str, stop: threading.Event) -> None:
+    body = json.dumps({**_chat(max_tokens=64), "stream": True}).encode()
+    request = (b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+               b"content-length: %d\r\n\r\n%s" % (len(body), body))
+    while not stop.is_set():
+        try:
+            with socket.create_connection(_address(base_url)) as sock:
+                sock.sendall(request)
+                time.sleep(0.3)  # queued or just started; then the client leaves
+        except OSError:
+            pass
+        stop.wait(0.5)
+
+
+def _attack(base_url: str, stop: Any) -> None:
+    payloads = _payloads()
+    halt = threading.Event()
+    paths = {"deep nesting": "/api/chat"}
+
+    def looped(name: str, payload: bytes) -> Callable[[], None]:
+        def run() -> None:
+            while not halt.is_set():
+                _post(base_url, paths.get(name, "/v1/chat/completions"), payload)
+                halt.wait(PAUSE_S)
+        return run
+
+    threads = [threading.Thread(target=looped(name, payload), daemon=True) for name, payload in payloads.items()]
+    threads += [threading.Thread(target=fn, args=(base_url, halt), daemon=True)
+                for fn in (_idle_flood, _header_bomb, _abandoned_streams)]
+    threads += [threading.Thread(target=_drip, args=(base_url, halt), daemon=True) for _ in range(20)]
+    threads += [threading.Thread(target=_stall, args=(base_url, halt), daemon=True) for _ in range(20)]
+    for thread in threads:
+        thread.start()
+    stop.wait()
+    halt.set()  # the threads are daemons: whatever is still in flight ends with this process
+
+
+# ---- measuring --------------------------------------------------------------------------------------------------
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+class _Sampler(threading.Thread):
+    """The server's RSS and a /health latency, twice a second."""
+
+    def __init__(self, base_url: str, pid: int) -> None:
+        super().__init__(daemon=True)
+        self.base_url, self.pid = base_url, pid
+        self.rss: list[float] = []
+        self.health: list[float] = []
+        self.halt = threading.Event()
+
+    def run(self) -> None:
+        while not self.halt.is_set():
+            self.rss.append(_rss_mb(self.pid))
+            started = time.perf_counter()
+            try:
+                httpx.get(self.base_url + "/health", timeout=60)
+                self.health.append(time.perf_counter() - started)
+            except httpx.HTTPError:
+                self.health.append(float("inf"))
+            self.halt.wait(0.5)
+
+
+def _p(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=60, help="length of each phase")
+    parser.add_argument("--rounds", type=int, default=2, help="quiet + attacked pairs")
+    parser.add_argument("--clients", type=int, default=2, help="concurrent normal streams")
+    parser.add_argument("--record", action="store_true")
+    args = parser.parse_args()
+    log = Path(os.environ.get("TMPDIR", "/tmp")) / "superfluid-hostile.log"
+    server = start_server([DEFAULT_MODEL], log)
+    pid = server.process.pid
+    sampler = _Sampler(server.base_url, pid)
+    results: dict[str, dict[str, Any]] = {"quiet": {"ttft": [], "failed": 0, "health": []},
+                                          "attacked": {"ttft": [], "failed": 0, "health": []}}
+    try:
+        asyncio.run(_normal(server.base_url, 5, args.clients))  # warm
+        start_mb = _rss_mb(pid)
+        sampler.start()
+        for _ in range(args.rounds):
+            for kind in ("quiet", "attacked"):
+                stop = multiprocessing.Event()
+                attacker = multiprocessing.Process(target=_attack, args=(server.base_url, stop))
+                if kind == "attacked":
+                    attacker.start()
+                    time.sleep(2)  # let the floods build
+                mark = len(sampler.health)
+                ttfts, failed = asyncio.run(_normal(server.base_url, args.seconds, args.clients))
+                results[kind]["ttft"] += ttfts
+                results[kind]["failed"] += failed
+                results[kind]["health"] += sampler.health[mark:]
+                if kind == "attacked":
+                    stop.set()
+                    attacker.join(timeout=5)
+                    if attacker.is_alive():
+                        attacker.kill()
+        time.sleep(10)  # past the timeouts: what the attacks left behind is gone
+        end_mb = _rss_mb(pid)
+        sampler.halt.set()
+        sampler.join()
+        peak_mb = max(sampler.rss)
+    finally:
+        stop_server(server)
+    quiet, attacked = results["quiet"], results["attacked"]
+    ratio = _p(attacked["ttft"], 0.95) / _p(quiet["ttft"], 0.95)
+    lines = [f"machine: {platform.machine()}, {os.cpu_count()} cores (shared with other work: re-record quiet); "
+             f"model {DEFAULT_MODEL}; default flags; {args.clients} normal streams x 24 tokens; "
+             f"{args.rounds} x ({args.seconds:g} s quiet + {args.seconds:g} s attacked)",
+             "phase      requests  failed  p50 TTFT ms  p95 TTFT ms  slowest /health ms"]
+    for kind in ("quiet", "attacked"):
+        r = results[kind]
+        lines.append(f"{kind:<9} {len(r['ttft']):>9} {r['failed']:>7} {_p(r['ttft'], 0.5) * 1000:>12.0f} "
+                     f"{_p(r['ttft'], 0.95) * 1000:>12.0f} {max(r['health'], default=float('nan')) * 1000:>19.0f}")
+    lines.append(f"attacked / quiet p95 TTFT: {ratio:.2f} (target <= 1.20)")
+    lines.append(f"RSS MB: start {start_mb:.0f}, peak {peak_mb:.0f}, 10 s after the last attack {end_mb:.0f} "
+                 f"(+{end_mb - start_mb:.0f})")
+    report = "\n".join(lines)
+    print(report)
+    if args.record:
+        print("recorded in", record("hostile", report))
+
+
+if __name__ == "__main__":
+    main()
