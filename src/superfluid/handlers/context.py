@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
-from typing import Any, cast
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar, cast
 
 from connexion import context
 
@@ -17,6 +17,8 @@ from superfluid.errors import InvalidRequest, RateLimited
 from superfluid.http.offload import offload_of
 from superfluid.http.validation import PARSED_BODY
 from superfluid.services import Services
+
+T = TypeVar("T")
 
 
 def services() -> Services:
@@ -101,44 +103,33 @@ async def _client_gone() -> None:
             return
 
 
-async def admitted(generation: GenerationStream) -> int:
-    """Wait for a streamed request's first lane (its prompt tokens already cached); a client that leaves while
-    the request waits in the queue takes it out of the queue at once. The generation is cancelled on any
-    failure."""
-    waiting = asyncio.ensure_future(generation.admitted())
+async def _unless_client_leaves(work: Coroutine[Any, Any, T], generation: GenerationStream) -> T:
+    """``work``'s result; if the client closes the connection first, or anything fails, the generation is
+    cancelled (a client that leaves raises ClientDisconnected)."""
+    task = asyncio.ensure_future(work)
     gone = asyncio.ensure_future(_client_gone())
     try:
-        await asyncio.wait({waiting, gone}, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait({task, gone}, return_when=asyncio.FIRST_COMPLETED)
+        if not task.done():
+            raise ClientDisconnected()
+        return task.result()
     except BaseException:
-        waiting.cancel()
+        task.cancel()
         generation.cancel()
         raise
     finally:
         gone.cancel()
-    if not waiting.done():
-        generation.cancel()
-        waiting.cancel()
-        raise ClientDisconnected()
-    try:
-        return waiting.result()
-    except BaseException:
-        generation.cancel()
-        raise
+
+
+async def admitted(generation: GenerationStream) -> int:
+    """Wait for a streamed request's first lane (returns its prompt tokens already cached); a client that leaves
+    while the request waits in the queue takes it out of the queue at once."""
+    return await _unless_client_leaves(generation.admitted(), generation)
 
 
 async def collect(generation: GenerationStream) -> GenerationResult:
     """Run a non-streaming generation to the end, cancelling it if the client goes away first."""
-    result = asyncio.ensure_future(generation.collect())
-    gone = asyncio.ensure_future(_client_gone())
-    try:
-        await asyncio.wait({result, gone}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        gone.cancel()
-    if not result.done():
-        generation.cancel()
-        result.cancel()
-        raise ClientDisconnected()
-    return result.result()
+    return await _unless_client_leaves(generation.collect(), generation)
 
 
 class ClientDisconnected(Exception):
