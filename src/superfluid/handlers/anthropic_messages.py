@@ -4,23 +4,32 @@ handler builds (templates, grammar, tools, reasoning, prefix cache, QoS and dire
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
 
 from connexion import context
 from starlette.responses import JSONResponse, Response
 
+from superfluid.engine.models.served_model import is_light
 from superfluid.engine.scheduling.stream import GenerationStream
 from superfluid.engine.types import GenerationRequest, TextDelta
 from superfluid.handlers import anthropic_params as params
 from superfluid.handlers import anthropic_replies as replies
-from superfluid.handlers.context import collect, qos_and_invariance, services
+from superfluid.handlers.context import (
+    admitted,
+    collect,
+    qos_and_invariance,
+    request_body,
+    services,
+    start_generation,
+)
 from superfluid.http.direct import DeltaStream
+from superfluid.http.offload import offload_of
 from superfluid.http.streams import StreamItem, sse
 
 WARM = "x-superfluid-warm"
 
 
-async def create_message(body: dict[str, Any]) -> Response:
+async def create_message() -> Response:
+    body = request_body()
     svc = services()
     model = await svc.models.get(body["model"])
     qos, invariant = qos_and_invariance()
@@ -30,7 +39,7 @@ async def create_message(body: dict[str, Any]) -> Response:
     show_thinking = params.shows_thinking(body)
     events = replies.MessageEvents(message_id, model.id, show_thinking=show_thinking)
     out = DeltaStream(context.scope, allowed=stream)
-    generation = model.generate(request, direct=out.hook(events.delta))
+    generation = await start_generation(model, request, out.hook(events.delta))
     if not stream:
         result = await collect(generation)
         choice = result.choices[0]
@@ -39,11 +48,7 @@ async def create_message(body: dict[str, Any]) -> Response:
             stop=replies.stop_reason(choice.finish_reason, choice.stop_sequence), stop_sequence=choice.stop_sequence,
             usage_body=replies.usage(result.prompt_tokens, result.completion_tokens, result.cached_tokens))
         return JSONResponse(reply, headers={WARM: str(result.cached_tokens)})
-    try:
-        warm = await generation.admitted()
-    except BaseException:
-        generation.cancel()
-        raise
+    warm = await admitted(generation)
     frames = sse(_events(generation, events, svc.settings.keepalive_s), keepalive_s=None,
                  error_frame=replies.error_event, event_name=lambda frame: str(frame["type"]), done_marker=False,
                  keepalive=replies.PING)
@@ -65,11 +70,17 @@ async def _events(generation: GenerationStream, events: replies.MessageEvents,
             yield events.finish(event)
 
 
-async def count_tokens(body: dict[str, Any]) -> Response:
+async def count_tokens() -> Response:
     """The rendered prompt's length (system, messages and tools, as the chat template writes them), counted
-    even past the context window: a client asks in order to find out whether it fits."""
+    even past the context window: a client asks in order to find out whether it fits. A big prompt is counted
+    on a worker thread."""
+    body = request_body()
     model = await services().models.get(body["model"])
     request = GenerationRequest(model=model.id, prompt=params.prompt(body, model),
                                 tools=params.tool_policy(body.get("tools"), body.get("tool_choice")))
-    prepared = model.prepare(request, check_window=False)
+    pool = offload_of(context.scope)
+    if pool is not None and not is_light(request):
+        prepared = await pool.run(lambda: model.prepare(request, check_window=False))
+    else:
+        prepared = model.prepare(request, check_window=False)
     return JSONResponse({"input_tokens": len(prepared.tokens)})
