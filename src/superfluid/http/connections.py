@@ -47,6 +47,8 @@ LINGER_S = 2.0
 """After answering a request it refuses mid-stream (431, 408), the server reads and drops what the client still
 sends for up to this long before closing: closing with unread input makes the kernel reset the connection, and
 the client may never see the answer (nginx's lingering close)."""
+LINGER_BYTES = 8 * 1024 * 1024
+"""...and reads at most this much before closing anyway: a client still sending past it is not listening."""
 
 
 @dataclass(frozen=True)
@@ -159,6 +161,7 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
         self._head_size = 0
         self._last_body = 0.0
         self._limited = False
+        self._dropped = 0
 
     # ---- connection -------------------------------------------------------------------------------
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -182,6 +185,9 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
     # ---- bytes in ---------------------------------------------------------------------------------
     def data_received(self, data: bytes) -> None:
         if self._limited:
+            self._dropped += len(data)
+            if self._dropped > LINGER_BYTES and not self.transport.is_closing():
+                self.transport.close()
             return
         self._unset_keepalive_if_required()
         if self._in_body:
