@@ -156,6 +156,8 @@ class Finished:
     """Speculative decoding figures (proposed, accepted, acceptance_rate), when drafting ran."""
     stop_sequence: str | None = None
     """The request's stop string that ended the reply (finish_reason "stop"), if one did."""
+    ttft_s: float | None = None
+    """Seconds from the request reaching the engine to this choice's first token (None: it made none)."""
 
 
 @dataclass(frozen=True)

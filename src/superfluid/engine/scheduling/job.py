@@ -147,6 +147,8 @@ class Job:
     queued: bool = False
     """Counted against the queue limit (from submit until admitted, cancelled or failed; the scheduler's lock)."""
     arrival: int = field(default_factory=lambda: next(_arrivals))
+    created: float = field(default_factory=time.monotonic)
+    """When the job was made (monotonic): the start of its time to first token."""
     grammar: GrammarState | None = None
     lazy_grammar: LazyGrammar | None = None
     """A grammar that engages once the reply writes its trigger."""
@@ -169,6 +171,8 @@ class Job:
     spec: SpecStats = field(default_factory=SpecStats)
     spec_pause: int = 0
     drafts: DraftIndex = field(default_factory=DraftIndex)
+    ttft_s: float | None = None
+    last_token_at: float = 0.0
 
     @property
     def rank(self) -> int:

@@ -26,7 +26,8 @@ from superfluid.engine.decoding.text_output import Piece
 from superfluid.engine.decoding.tool_calls import ToolCallDelta
 from superfluid.engine.models.llama_model import LlamaModel
 from superfluid.engine.scheduling.admission import WaitingRoom, place, place_solo
-from superfluid.engine.scheduling.job import Job, Lane, Outbox
+from superfluid.engine.scheduling.job import QOS_CLASSES, Job, Lane, Outbox
+from superfluid.engine.scheduling.stats import EngineStats
 from superfluid.engine.types import Admitted, Failed, Finished, FinishReason, TextDelta, TokenLogprob, Usage
 
 log = logging.getLogger(__name__)
@@ -48,8 +49,10 @@ class Scheduler:
     """Owns the engine thread for one model. ``submit`` and ``cancel`` are safe from any thread."""
 
     def __init__(self, model: LlamaModel, *, name: str, grammar: GrammarTokenizer | None = None,
-                 spec_draft: int = 0) -> None:
+                 spec_draft: int = 0, stats: EngineStats | None = None) -> None:
         self.model = model
+        self.stats = stats if stats is not None else EngineStats()
+        """Figures for /metrics, written by the engine thread only (see stats.py)."""
         self.spec_draft = spec_draft
         self.grammar_tokenizer = grammar
         self.lanes = [Lane(seq=i, ctx=model.ctx, memory=model.memory) for i in range(model.n_seq_max)]
@@ -59,6 +62,7 @@ class Scheduler:
         self._outbox = Outbox()
         self._waiting = WaitingRoom()
         self._queued = 0
+        self._queued_by_qos = dict.fromkeys(QOS_CLASSES, 0)
         self._queued_lock = threading.Lock()
         self._solo_turn = False
         self._ticks: deque[tuple[float, int, int, float]] = deque(maxlen=4096)
@@ -83,6 +87,7 @@ class Scheduler:
             self._queued += len(jobs)
             for job in jobs:
                 job.queued = True
+                self._queued_by_qos[job.qos] = self._queued_by_qos.get(job.qos, 0) + 1
         for job in jobs:
             self._inbox.put(job)
         return True
@@ -91,12 +96,23 @@ class Scheduler:
     def queued(self) -> int:
         return self._queued
 
+    @property
+    def queued_by_qos(self) -> dict[str, int]:
+        """Choices waiting for a lane, by scheduling class."""
+        return dict(self._queued_by_qos)
+
+    @property
+    def idle(self) -> bool:
+        """Nothing waiting and no lane busy (read from any thread: a snapshot)."""
+        return self._queued == 0 and not self._busy()
+
     def _leave_queue(self, job: Job) -> None:
         """The job no longer counts against the queue limit (once, whoever gets here first)."""
         with self._queued_lock:
             if job.queued:
                 job.queued = False
                 self._queued -= 1
+                self._queued_by_qos[job.qos] -= 1
 
     def cancel(self, job: Job) -> None:
         """Any thread: stop the job. A job still waiting leaves the queue's count at once, so that a client that
@@ -193,6 +209,7 @@ class Scheduler:
             for gone in self._waiting.drop_cancelled():
                 gone.finished = True
                 self._leave_queue(gone)
+                self.stats.count_finish("cancelled")
         now = None
         for lane in self._all_lanes():
             running = lane.job
@@ -230,6 +247,7 @@ class Scheduler:
             if job is None:
                 return
             self._leave_queue(job)
+            self.stats.queue_wait.observe(time.monotonic() - job.created)
             if job.batch_invariant:
                 place_solo(job, self._solo_lane())
             else:
@@ -380,6 +398,7 @@ class Scheduler:
         if job.logprobs is not None and distribution is not None:
             job.pending_logprobs.append(token_logprobs(distribution, token, job.logprobs, self._token_bytes))
         job.generated += 1
+        self._stamp(job)
         data = self._piece(token, special=token in job.preserve)
         grammar_done = False
         if job.grammar is not None:
@@ -398,6 +417,16 @@ class Scheduler:
             job.next_token = token
             return token
         return None
+
+    def _stamp(self, job: Job) -> None:
+        """Time to first token, then the gap before each later one (tokens of one tick arrive together)."""
+        now = time.monotonic()
+        if job.ttft_s is None:
+            job.ttft_s = now - job.created
+            self.stats.ttft.observe(job.ttft_s)
+        else:
+            self.stats.itl.observe(now - job.last_token_at)
+        job.last_token_at = now
 
     def _piece(self, token: int, *, special: bool) -> bytes:
         """The bytes a token adds to the reply (looked up once per token id, then remembered)."""
@@ -460,6 +489,7 @@ class Scheduler:
         job.finished = True
         self._release(job)  # the lane is free before the client hears it finished
         if reason == "cancelled":
+            self._count(job, reason)
             return
         self._emit(job, job.output.flush())
         if job.calls is not None:
@@ -468,11 +498,22 @@ class Scheduler:
         self._send(job, "", "", force=True)
         if reason == "stop" and job.calls_made:
             reason = "tool_calls"
+        self._count(job, reason)
         usage = Usage(prompt_tokens=len(job.prompt), completion_tokens=job.generated, cached_tokens=job.cached)
         spec = job.spec.as_dict() if job.spec.proposed else None
         finished = Finished(index=job.index, finish_reason=reason, usage=usage, expired=job.expired, spec=spec,
-                            stop_sequence=job.output.stop_sequence if reason == "stop" else None)
+                            stop_sequence=job.output.stop_sequence if reason == "stop" else None,
+                            ttft_s=job.ttft_s)
         self._outbox.post(job.sink, finished)
+
+    def _count(self, job: Job, reason: str) -> None:
+        stats = self.stats
+        stats.prompt_tokens += len(job.prompt)
+        stats.cached_tokens += job.cached
+        stats.completion_tokens += job.generated
+        stats.draft_proposed += job.spec.proposed
+        stats.draft_accepted += job.spec.accepted
+        stats.count_finish(reason)
 
     def _release(self, job: Job) -> None:
         if job.sampler is not None:
@@ -487,10 +528,12 @@ class Scheduler:
             job.finished = True
             self._outbox.post(job.sink, Failed(index=job.index, message=message))
             self._leave_queue(job)
+            self.stats.count_finish("error")
         self._waiting.jobs.clear()
         for lane in self._all_lanes():
             if lane.job is not None:
                 self._outbox.post(lane.job.sink, Failed(index=lane.job.index, message=message))
+                self.stats.count_finish("error")
                 self._release(lane.job)
 
     def _reset_cache(self) -> None:
