@@ -100,3 +100,11 @@ class Settings:
     """Seconds a request body may go without a new byte while the server waits for it."""
     timeout_keep_alive_s: int = 5
     """Seconds an idle keep-alive connection stays open between requests."""
+
+    # ---- operating for a team: models, keys and limits, observability (docs/operations.md, security.md) ----
+    models_file: Path | None = None
+    """TOML/YAML/JSON file of models known at start, each with alias, context, lanes, idle timeout, eager."""
+    idle_timeout_s: float = 0.0
+    """Seconds unused after which a loaded model unloads (per model in the models file); 0: never."""
+    models_max: int = 0
+    """Most models loaded at once; loading one more unloads the least recently used. 0: no limit."""

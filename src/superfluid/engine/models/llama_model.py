@@ -95,10 +95,27 @@ def _load(path: Path, *, vocab_only: bool, overrides: tuple[KvOverride, ...] = (
     if overrides:
         array = _override_array(overrides)  # llama.cpp reads it during the load only
         mparams.kv_overrides = ctypes.cast(array, ctypes.POINTER(llama_cpp.llama_model_kv_override))
+    if not vocab_only:
+        progress = _progress_logger(path)  # kept referenced until the load returns
+        mparams.progress_callback = progress
     model = llama_cpp.llama_model_load_from_file(str(path).encode(), mparams)
     if not model:
         raise EngineFailure(f"llama.cpp could not load {path}")
     return model  # type: ignore[no-any-return]
+
+
+def _progress_logger(path: Path) -> object:
+    """llama.cpp's load progress callback: a log line at each quarter of the weights read."""
+    reported = [0]
+
+    def report(progress: float, _user_data: object) -> bool:
+        quarter = int(progress * 4)
+        if quarter > reported[0]:
+            reported[0] = quarter
+            log.info("loading %s: %d%%", path.name, quarter * 25)
+        return True
+
+    return llama_cpp.llama_progress_callback(report)
 
 
 def probe_metadata(path: Path, overrides: tuple[KvOverride, ...] = ()) -> ModelMetadata:

@@ -20,6 +20,7 @@ from superfluid.engine.models.model_sources import ModelSource
 from superfluid.engine.models.profile import ModelProfile
 from superfluid.engine.scheduling.job import EventSink, Job
 from superfluid.engine.scheduling.scheduler import Scheduler
+from superfluid.engine.scheduling.stats import EngineStats
 from superfluid.engine.scheduling.stream import GenerationStream
 from superfluid.engine.types import (
     ChatPrompt,
@@ -89,7 +90,8 @@ def is_light(request: GenerationRequest) -> bool:
 
 
 class ServedModel:
-    def __init__(self, profile: ModelProfile, llama: LlamaModel, settings: Settings) -> None:
+    def __init__(self, profile: ModelProfile, llama: LlamaModel, settings: Settings,
+                 stats: EngineStats | None = None) -> None:
         self.profile = profile
         self.id = profile.id
         self.llama = llama
@@ -102,12 +104,13 @@ class ServedModel:
         markers = ((text, llama.control_token(text)) for text in FORMAT_MARKERS[fmt])
         self.control_markers = {text: token for text, token in markers if token is not None}
         self.scheduler = Scheduler(llama, name=profile.id, grammar=self.grammar_tokenizer,
-                                   spec_draft=settings.spec_draft)
+                                   spec_draft=settings.spec_draft, stats=stats)
         self.longest_token = self._longest_token()
         """Bytes in the longest token's text (special tokens included): the early bound's divisor."""
 
     @classmethod
-    def load(cls, model_id: str, source: ModelSource, settings: Settings) -> ServedModel:
+    def load(cls, model_id: str, source: ModelSource, settings: Settings,
+             stats: EngineStats | None = None) -> ServedModel:
         path = source.locate()
         log.info("loading %s from %s", model_id, path)
         llama = LlamaModel(path, n_ctx=settings.ctx_size, n_seq_max=settings.parallel, kv_size=settings.kv_size,
@@ -118,10 +121,15 @@ class ServedModel:
         except Exception:
             llama.close()
             raise
-        return cls(profile, llama, settings)
+        return cls(profile, llama, settings, stats)
 
     def close(self) -> None:
         self.scheduler.close()
+
+    @property
+    def idle(self) -> bool:
+        """No request waiting for a lane and none decoding."""
+        return self.scheduler.idle
 
     @property
     def n_ctx(self) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
 
+from superfluid.engine import request_scope
 from superfluid.engine.scheduling.job import EventSink, Job
 from superfluid.engine.types import (
     Admitted,
@@ -34,6 +35,9 @@ class GenerationStream:
         self.cached_tokens: int | None = None
         self._open = {job.index for job in jobs}
         self._early: list[EngineEvent] = []
+        self._scope = request_scope.current()
+        if self._scope is not None:
+            self._scope.prompt_tokens = prompt_tokens
 
     @property
     def n(self) -> int:
@@ -78,10 +82,21 @@ class GenerationStream:
                     raise EngineFailure(event.message)
                 if isinstance(event, Finished):
                     self._open.discard(event.index)
+                    self._account(event)
                 yield event
         finally:
             self._sink.stop()
             self.cancel()
+
+    def _account(self, event: Finished) -> None:
+        """The request's figures for the access log (see request_scope)."""
+        scope = self._scope
+        if scope is None:
+            return
+        scope.cached_tokens = event.usage.cached_tokens if event.index == 0 else scope.cached_tokens
+        scope.completion_tokens += event.usage.completion_tokens
+        if event.ttft_s is not None and (scope.ttft_s is None or event.ttft_s < scope.ttft_s):
+            scope.ttft_s = event.ttft_s
 
     def cancel(self) -> None:
         for job in self._jobs:
