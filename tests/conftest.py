@@ -44,7 +44,7 @@ def app_client(settings: Settings) -> Iterator[TestClient]:
 
 @pytest.fixture(scope="session")
 def app_settings() -> Settings:
-    return Settings(max_body_bytes=4096, api_key=None)
+    return Settings(max_body_bytes=4096)
 
 
 @pytest.fixture(scope="session")

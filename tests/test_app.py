@@ -79,7 +79,7 @@ def test_body_longer_than_declared_is_refused_with_a_413(app_settings: Settings)
 
 @pytest.fixture(scope="module")
 def keyed_app() -> Iterator[TestClient]:
-    yield from app_client(Settings(api_key="k3y"))
+    yield from app_client(Settings(api_keys=("k3y",)))
 
 
 def test_api_key_guard_is_installed(keyed_app: TestClient) -> None:
@@ -87,3 +87,37 @@ def test_api_key_guard_is_installed(keyed_app: TestClient) -> None:
     assert keyed_app.get("/health").status_code == 200
     response = keyed_app.get("/v1/models", headers={"Authorization": "Bearer k3y"})
     assert response.status_code == 404  # authenticated; the fake services know no models
+
+
+@pytest.fixture(scope="module")
+def cors_app() -> Iterator[TestClient]:
+    yield from app_client(Settings(cors_origins=("https://app.example",), api_keys=("k3y",)))
+
+
+def test_cors_preflight_from_an_allowed_origin_needs_no_key(cors_app: TestClient) -> None:
+    response = cors_app.options("/v1/chat/completions", headers={
+        "Origin": "https://app.example", "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "authorization, content-type"})
+    assert response.status_code == 200
+    assert response.headers["access-control-allow-origin"] == "https://app.example"
+    refused = cors_app.options("/v1/chat/completions", headers={
+        "Origin": "https://evil.example", "Access-Control-Request-Method": "POST"})
+    assert refused.status_code == 400
+    assert "access-control-allow-origin" not in refused.headers
+    # a refusal is still readable by the allowed origin's page
+    unauthorized = cors_app.get("/v1/models", headers={"Origin": "https://app.example"})
+    assert unauthorized.status_code == 401
+    assert unauthorized.headers["access-control-allow-origin"] == "https://app.example"
+
+
+def test_without_cors_origins_no_cors_headers_are_sent(fake_app: TestClient) -> None:
+    response = fake_app.get("/health", headers={"Origin": "https://app.example"})
+    assert "access-control-allow-origin" not in response.headers
+
+
+def test_metrics_are_served_on_both_paths(fake_app: TestClient) -> None:
+    for path in ("/metrics", "/v1/metrics"):
+        response = fake_app.get(path)
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/plain; version=0.0.4")
+        assert "superfluid_requests_total" in response.text

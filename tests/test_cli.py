@@ -42,7 +42,7 @@ def test_every_long_flag_lands_on_its_field() -> None:
         max_tokens=64,
         chat_template="gemma",
         chat_template_file=Path("tmpl.jinja"),
-        api_key="sekrit",
+        api_keys=("sekrit",),
         alias="house-model",
         keepalive_s=2.5,
         hf_cache=Path("/srv/hf"),
@@ -119,3 +119,48 @@ def test_limit_flags_must_be_positive(argv: list[str], capsys: pytest.CaptureFix
     with pytest.raises(SystemExit) as caught:
         _settings(*argv)
     assert caught.value.code == 2
+
+
+def test_team_flags_land_on_their_fields(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SUPERFLUID_API_KEY", "from-env")
+    settings = _settings(
+        "--models", "models.toml", "--idle-timeout", "300", "--models-max", "2", "--api-key", "a",
+        "--api-key", "b", "--api-key-file", "keys.txt", "--key-policy", "policy.toml", "--rate-limit", "600/m",
+        "--rate-limit-burst", "20", "--cors-origin", "https://a.example", "--cors-origin", "https://b.example",
+        "--log-format", "json", "--nonstream-keepalive", "5",
+    )
+    assert settings.models == ()  # a models file alone names the default model
+    assert (settings.models_file, settings.idle_timeout_s, settings.models_max) == (Path("models.toml"), 300, 2)
+    assert settings.api_keys == ("a", "b", "from-env")
+    assert (settings.api_key_file, settings.key_policy) == (Path("keys.txt"), Path("policy.toml"))
+    assert (settings.rate_limit, settings.rate_limit_burst) == (10.0, 20)
+    assert settings.cors_origins == ("https://a.example", "https://b.example")
+    assert (settings.log_format, settings.nonstream_keepalive_s) == ("json", 5.0)
+
+
+def test_a_bad_rate_exits_with_usage(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        _settings("--rate-limit", "lots")
+    assert "10/s" in capsys.readouterr().err
+
+
+def test_a_bad_key_policy_stops_before_listening(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from superfluid import cli
+
+    monkeypatch.setattr(cli, "configure_logging", lambda level, fmt: None)  # leave the test run's logging alone
+    policy = tmp_path / "keys.toml"
+    policy.write_text("[[keys]]\nrole = 'root'\n")
+    assert cli.main(["serve", "--key-policy", str(policy)]) == 2
+    assert "keys[0] needs exactly one of 'key' or 'sha256'" in capsys.readouterr().err
+
+
+def test_listening_beyond_loopback_without_keys_warns(caplog: pytest.LogCaptureFixture) -> None:
+    from superfluid.cli import _warn_if_open
+    from superfluid.http.access import AccessControl
+
+    for host, keys, warned in [("0.0.0.0", (), True), ("127.0.0.1", (), False), ("0.0.0.0", ("k",), False)]:
+        caplog.clear()
+        settings = Settings(host=host, api_keys=keys)
+        _warn_if_open(settings, AccessControl.from_settings(settings))
+        assert any("without any API key" in r.getMessage() for r in caplog.records) is warned

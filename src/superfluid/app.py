@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import AsyncIterator
+import signal
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -13,11 +15,15 @@ from connexion.lifecycle import ConnexionRequest, ConnexionResponse
 from connexion.middleware import ConnexionMiddleware, MiddlewarePosition
 from connexion.middleware.routing import RoutingMiddleware
 from connexion.options import SwaggerUIOptions
+from starlette.middleware.cors import CORSMiddleware
 
 from superfluid.errors import EngineFailure, InvalidRequest, NotFound, SuperfluidError
 from superfluid.handlers.context import ClientDisconnected
+from superfluid.http.access import AccessControl, AccessGuard
 from superfluid.http.dialect import Dialect, error_body
-from superfluid.http.guards import ApiKeyGuard, BodyLimit, NewlinesInPaths, OllamaBodiesAreJson
+from superfluid.http.guards import BodyLimit, NewlinesInPaths, OllamaBodiesAreJson
+from superfluid.http.metrics import Metrics
+from superfluid.http.observe import RequestObserver, RouteTable, note_error
 from superfluid.http.routing import ChainedRoutingMiddleware
 from superfluid.http.streams import dumps
 from superfluid.http.validation import TypedJSONBodyValidator
@@ -31,6 +37,7 @@ SPECS = ("openai.yaml", "ollama.yaml", "anthropic.yaml")
 
 
 def _render(request: ConnexionRequest, error: SuperfluidError) -> ConnexionResponse:
+    note_error(request.scope, error)
     body = error_body(Dialect.for_path(request.url.path), error)
     return ConnexionResponse(
         status_code=error.status,
@@ -69,17 +76,44 @@ def _on_unexpected(request: ConnexionRequest, exc: Exception) -> ConnexionRespon
     return _render(request, EngineFailure("internal error; see the server log"))
 
 
-def create_app(settings: Settings, services: Services | None = None) -> connexion.AsyncApp:
-    """Build the ASGI app. ``services`` may be injected by tests; by default it is built at start-up."""
+CORS_HEADERS = ("authorization", "x-api-key", "content-type", "x-superfluid-qos", "x-superfluid-batch-invariant",
+                "anthropic-version", "anthropic-beta")
+CORS_EXPOSED = ("x-superfluid-warm", "x-superfluid-keepalive", "retry-after")
+
+
+def _on_sighup(access: AccessControl) -> Callable[[], None]:
+    """Reload the key files on SIGHUP while the app runs (only where signals can be caught: the main thread)."""
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGHUP, access.reload)
+    except (ValueError, RuntimeError, NotImplementedError, AttributeError):
+        return lambda: None
+
+    def stop() -> None:
+        loop.remove_signal_handler(signal.SIGHUP)
+
+    return stop
+
+
+def create_app(settings: Settings, services: Services | None = None, *,
+               access: AccessControl | None = None) -> connexion.AsyncApp:
+    """Build the ASGI app. ``services`` may be injected by tests; by default it is built at start-up.
+    ``access`` (keys and limits) is read from the settings unless given; a bad key file raises KeyPolicyError."""
+    access = access or AccessControl.from_settings(settings)
+    metrics = Metrics()
 
     @asynccontextmanager
     async def lifespan(_app: Any) -> AsyncIterator[dict[str, Any]]:
         own = services is None
         active = services or Services.from_settings(settings)
         await active.start()
+        if isinstance(active, Services):  # unit tests inject stand-ins without models
+            metrics.watch(active.models.figures)
+        stop_watching = _on_sighup(access)
         try:
-            yield {"services": active}
+            yield {"services": active, "metrics": metrics, "access": access}
         finally:
+            stop_watching()
             if own:
                 await active.close()
 
@@ -103,8 +137,15 @@ def create_app(settings: Settings, services: Services | None = None) -> connexio
     app.add_error_handler(HTTPException, _on_problem)
     app.add_error_handler(ClientDisconnected, _on_client_gone)
     app.add_error_handler(Exception, _on_unexpected)
+    # Outermost first: every request is observed; CORS answers preflights and labels refusals too.
+    app.add_middleware(RequestObserver, position=MiddlewarePosition.BEFORE_EXCEPTION,
+                       routes=RouteTable.from_documents(SPEC_DIR / spec for spec in SPECS), metrics=metrics)
+    if settings.cors_origins:
+        app.add_middleware(CORSMiddleware, position=MiddlewarePosition.BEFORE_EXCEPTION,
+                           allow_origins=list(settings.cors_origins), allow_methods=["GET", "POST", "DELETE"],
+                           allow_headers=list(CORS_HEADERS), expose_headers=list(CORS_EXPOSED), max_age=600)
+    app.add_middleware(AccessGuard, position=MiddlewarePosition.BEFORE_EXCEPTION, control=access)
     app.add_middleware(OllamaBodiesAreJson, position=MiddlewarePosition.BEFORE_EXCEPTION)
-    app.add_middleware(ApiKeyGuard, position=MiddlewarePosition.BEFORE_EXCEPTION, api_key=settings.api_key)
     app.add_middleware(BodyLimit, position=MiddlewarePosition.BEFORE_EXCEPTION, max_bytes=settings.max_body_bytes)
     app.add_middleware(NewlinesInPaths, position=MiddlewarePosition.BEFORE_EXCEPTION)
     return app

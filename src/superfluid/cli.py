@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -11,7 +12,16 @@ from pathlib import Path
 from superfluid import __version__
 from superfluid.engine.models.chat_template import BUILTIN_TEMPLATES
 from superfluid.engine.models.model_sources import DEFAULT_MODEL, ModelSourceError
+from superfluid.http.access import AccessControl
+from superfluid.http.access_log import LOG_FORMATS, configure_logging
+from superfluid.http.keys import KeyPolicyError
+from superfluid.http.rate_limit import parse_rate
 from superfluid.settings import DEFAULT_PORT, KvOverride, Settings, parse_override
+
+log = logging.getLogger("superfluid")
+
+API_KEY_ENV = "SUPERFLUID_API_KEY"
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
 def _override(text: str) -> KvOverride:
@@ -44,7 +54,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--chat-template", choices=BUILTIN_TEMPLATES, default=None,
                        help="use a built-in chat template instead of the model's")
     serve.add_argument("--chat-template-file", type=Path, default=None, help="Jinja chat template file")
-    serve.add_argument("--api-key", default=None, help="require this key (Authorization: Bearer or X-Api-Key)")
+    serve.add_argument("--api-key", action="append", default=[], metavar="KEY",
+                       help="require this admin key (Authorization: Bearer or X-Api-Key); repeatable. Visible in "
+                            "the process list: prefer --api-key-file or SUPERFLUID_API_KEY")
     serve.add_argument("-a", "--alias", default=None, help="public id of the first model")
     serve.add_argument("--preload", action="append", default=[], metavar="ID",
                        help="also load this known model at start-up (repeatable)")
@@ -81,6 +93,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="seconds a request body may go without a byte; longer is a 408")
     serve.add_argument("--timeout-keep-alive", type=_positive_int, default=5,
                        help="seconds an idle keep-alive connection stays open")
+    _team_flags(serve)
     return parser
 
 
@@ -98,9 +111,41 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _rate(text: str) -> float:
+    try:
+        return parse_rate(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _team_flags(serve: argparse.ArgumentParser) -> None:
+    """Models, keys and limits, observability (docs/operations.md, docs/security.md, docs/metrics.md)."""
+    serve.add_argument("--models", dest="models_file", type=Path, default=None, metavar="FILE",
+                       help="TOML/YAML/JSON file of known models (alias, ctx_size, parallel, idle_timeout, eager)")
+    serve.add_argument("--idle-timeout", type=float, default=0.0, metavar="SEC",
+                       help="unload a model unused this long (0: never)")
+    serve.add_argument("--models-max", type=int, default=0, metavar="N",
+                       help="most models loaded at once; the least recently used unloads first (0: no limit)")
+    serve.add_argument("--api-key-file", type=Path, default=None, metavar="FILE",
+                       help="admin keys, one per line (the recommended way: keys stay out of the process list)")
+    serve.add_argument("--key-policy", type=Path, default=None, metavar="FILE",
+                       help="keys with roles, concurrency, rate, QoS ceiling and model allow-list; "
+                            "reloaded on SIGHUP")
+    serve.add_argument("--rate-limit", type=_rate, default=0.0, metavar="N/s",
+                       help="requests per client address, e.g. 10/s or 600/m (429 rate_limit_exceeded)")
+    serve.add_argument("--rate-limit-burst", type=int, default=0, metavar="N",
+                       help="requests a client address may make at once (default: one second's worth)")
+    serve.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
+                       help="allow this browser origin (repeatable; * allows any); CORS is off without it")
+    serve.add_argument("--log-format", default="text", choices=list(LOG_FORMATS),
+                       help="every log line, the access log included, as text or one JSON object")
+    serve.add_argument("--nonstream-keepalive", type=float, default=None, metavar="SEC",
+                       help="non-streaming generations commit 200 at admission and send a space every SEC")
+
+
 def settings_from_args(args: argparse.Namespace) -> Settings:
     return Settings(
-        models=tuple(args.models) or (DEFAULT_MODEL,),
+        models=tuple(args.models) or (() if args.models_file else (DEFAULT_MODEL,)),
         host=args.host,
         port=args.port,
         ctx_size=args.ctx_size,
@@ -111,7 +156,6 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         max_tokens=args.max_tokens,
         chat_template=args.chat_template,
         chat_template_file=args.chat_template_file,
-        api_key=args.api_key,
         alias=args.alias,
         keepalive_s=args.keepalive,
         hf_cache=args.hf_cache,
@@ -132,31 +176,61 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         timeout_headers_s=args.timeout_headers,
         timeout_body_s=args.timeout_body,
         timeout_keep_alive_s=args.timeout_keep_alive,
+        models_file=args.models_file,
+        idle_timeout_s=args.idle_timeout,
+        models_max=args.models_max,
+        api_keys=(*args.api_key, *_environment_keys()),
+        api_key_file=args.api_key_file,
+        key_policy=args.key_policy,
+        rate_limit=args.rate_limit,
+        rate_limit_burst=args.rate_limit_burst,
+        cors_origins=tuple(args.cors_origin),
+        log_format=args.log_format,
+        nonstream_keepalive_s=args.nonstream_keepalive,
     )
+
+
+def _environment_keys() -> tuple[str, ...]:
+    """SUPERFLUID_API_KEY: one more admin key, kept out of the process list."""
+    key = os.environ.get(API_KEY_ENV, "").strip()
+    return (key,) if key else ()
+
+
+def _warn_if_open(settings: Settings, access: AccessControl) -> None:
+    if settings.host not in LOOPBACK_HOSTS and not access.keyring.enabled:
+        log.warning("listening on %s without any API key: anyone who can reach this address can use every route, "
+                    "load and unload models. Give keys with --api-key-file or --key-policy, or listen on "
+                    "127.0.0.1.", settings.host)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     settings = settings_from_args(args)
-    logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging(settings.log_level, settings.log_format)
+    import prometheus_client
     import uvicorn
+
+    prometheus_client.disable_created_metrics()  # type: ignore[no-untyped-call]  # *_created only repeats the start
 
     from superfluid.app import create_app
     from superfluid.http.connections import ConnectionLimits, fit_descriptors, protocol_class
     from superfluid.http.direct import expose_connection
 
     try:
-        app = create_app(settings)
+        access = AccessControl.from_settings(settings)
+        app = create_app(settings, access=access)
         # Resolve model references now, so a bad one fails before the listener opens.
         from superfluid.engine.models.registry import ModelRegistry
 
         ModelRegistry(settings)
-    except ModelSourceError as exc:
+    except (ModelSourceError, KeyPolicyError) as exc:
         print(f"superfluid: {exc}", file=sys.stderr)
         return 2
+    _warn_if_open(settings, access)
     limits = fit_descriptors(ConnectionLimits.from_settings(settings))
+    # Logging is configured above (one format for all); superfluid writes its own access log.
     uvicorn.run(expose_connection(app), host=settings.host, port=settings.port, log_level=settings.log_level,
-                access_log=settings.log_level == "debug", timeout_graceful_shutdown=5,
+                log_config=None, access_log=False, timeout_graceful_shutdown=5,
                 http=protocol_class(limits), timeout_keep_alive=settings.timeout_keep_alive_s)
     return 0
 

@@ -9,6 +9,7 @@ The tree (status, OpenAI ``type``, ``code``)::
     │   ├── UnsupportedInput             400  code=unsupported_input
     │   ├── UnsupportedModel             400  code=unsupported_model
     │   ├── FimUnsupported               400  code=fim_unsupported
+    │   ├── UnsupportedRuntime           400  code=unsupported_runtime
     │   └── ConstraintUnsatisfiable      400  message starts "constraint unsatisfiable: "
     ├── AuthenticationFailed             401 authentication_error  code=invalid_api_key
     ├── AdminRequired                    403 permission_error      code=admin_required
@@ -17,7 +18,8 @@ The tree (status, OpenAI ``type``, ``code``)::
     ├── RequestTimeout                   408 invalid_request_error code=request_timeout
     ├── PayloadTooLarge                  413 invalid_request_error code=payload_too_large
     ├── HeaderFieldsTooLarge             431 invalid_request_error code=request_header_fields_too_large
-    ├── RateLimited                      429 rate_limit_error      (carries Retry-After)
+    ├── RateLimited                      429 rate_limit_error      (carries Retry-After; code rate_limit_exceeded,
+    │                                         concurrency_limit_exceeded or completion_rate_limited)
     ├── RouteRetired                     501 invalid_request_error code=route_retired
     ├── RouteNotServed                   501 invalid_request_error code=route_not_served
     ├── TooManyConnections               503 server_error          code=too_many_connections
@@ -87,6 +89,12 @@ class UnsupportedModel(InvalidRequest):
 
 class FimUnsupported(InvalidRequest):
     default_code = "fim_unsupported"
+
+
+class UnsupportedRuntime(InvalidRequest):
+    """/v1/models/load: the runtime asked for is missing, or it cannot read the model's file."""
+
+    default_code = "unsupported_runtime"
 
 
 class ConstraintUnsatisfiable(InvalidRequest):

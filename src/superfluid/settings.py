@@ -59,7 +59,6 @@ class Settings:
     chat_template: str | None = None
     """Built-in template name (chatml, gemma, llama3, ...) overriding the model's."""
     chat_template_file: Path | None = None
-    api_key: str | None = None
     alias: str | None = None
     """Public id for the first model instead of the derived one."""
     keepalive_s: float = 15.0
@@ -108,3 +107,19 @@ class Settings:
     """Seconds unused after which a loaded model unloads (per model in the models file); 0: never."""
     models_max: int = 0
     """Most models loaded at once; loading one more unloads the least recently used. 0: no limit."""
+    api_keys: tuple[str, ...] = ()
+    """Admin keys without limits (--api-key, SUPERFLUID_API_KEY)."""
+    api_key_file: Path | None = None
+    """A file of admin keys, one per line (reloaded on SIGHUP)."""
+    key_policy: Path | None = None
+    """A file of keys with roles and limits (reloaded on SIGHUP)."""
+    rate_limit: float = 0.0
+    """Requests per second per client address; 0: no limit."""
+    rate_limit_burst: int = 0
+    """Requests a client address may make at once before the rate applies; 0: one second's worth."""
+    cors_origins: tuple[str, ...] = ()
+    """Browser origins allowed to call the API (CORS); empty: CORS off."""
+    log_format: str = "text"
+    """text or json, for every log line, the access log included."""
+    nonstream_keepalive_s: float | None = None
+    """Commit 200 at admission and pad non-streaming replies with a space this often; None: off."""

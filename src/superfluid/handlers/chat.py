@@ -6,18 +6,25 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from connexion import context
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from superfluid.engine.decoding.grammar import ANY_JSON_OBJECT, Constraint
 from superfluid.engine.decoding.tool_calls import policy_from_openai
 from superfluid.engine.scheduling.stream import GenerationStream
-from superfluid.engine.types import ChatMessage, ChatPrompt, ChoiceResult, GenerationRequest, TextDelta
+from superfluid.engine.types import (
+    ChatMessage,
+    ChatPrompt,
+    ChoiceResult,
+    GenerationRequest,
+    GenerationResult,
+    TextDelta,
+)
 from superfluid.errors import InvalidRequest, SuperfluidError
 from superfluid.handlers import openai_params as params
 from superfluid.handlers import openai_shapes as shapes
 from superfluid.handlers.context import (
     admitted,
-    collect,
+    json_reply,
     now,
     qos_and_invariance,
     request_body,
@@ -138,22 +145,23 @@ async def create_chat_completion() -> Response:
 
     generation = await start_generation(model, request, out.hook(render))
     if not stream:
-        result = await collect(generation)
-        reply = {
-            "id": completion_id,
-            "object": "chat.completion",
-            "created": created,
-            "model": model.id,
-            "choices": [
-                {"index": c.index, "message": _message(c),
-                 "logprobs": shapes.chat_logprobs(c.logprobs) if request.logprobs is not None else None,
-                 "finish_reason": c.finish_reason}
-                for c in result.choices
-            ],
-            "usage": params.usage_body(result.prompt_tokens, result.completion_tokens, result.cached_tokens),
-            "superfluid": _extension(result.cached_tokens, result.choices[0].spec),
-        }
-        return JSONResponse(reply, headers={"x-superfluid-warm": str(result.cached_tokens)})
+        def reply(result: GenerationResult) -> dict[str, Any]:
+            return {
+                "id": completion_id,
+                "object": "chat.completion",
+                "created": created,
+                "model": model.id,
+                "choices": [
+                    {"index": c.index, "message": _message(c),
+                     "logprobs": shapes.chat_logprobs(c.logprobs) if request.logprobs is not None else None,
+                     "finish_reason": c.finish_reason}
+                    for c in result.choices
+                ],
+                "usage": params.usage_body(result.prompt_tokens, result.completion_tokens, result.cached_tokens),
+                "superfluid": _extension(result.cached_tokens, result.choices[0].spec),
+            }
+
+        return await json_reply(generation, reply)
     warm = await admitted(generation)
     frames = sse(_frames(generation, chunks, continuous_usage, svc.settings.keepalive_s), keepalive_s=None,
                  error_frame=SuperfluidError.openai_body)

@@ -6,17 +6,17 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from connexion import context
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from superfluid.engine.scheduling.stream import GenerationStream
-from superfluid.engine.types import FimPrompt, GenerationRequest, TextDelta, TextPrompt
+from superfluid.engine.types import FimPrompt, GenerationRequest, GenerationResult, TextDelta, TextPrompt
 from superfluid.errors import SuperfluidError, UnsupportedParameter
 from superfluid.handlers import openai_params as params
 from superfluid.handlers import openai_shapes as shapes
 from superfluid.handlers.context import (
     admit_fim,
     admitted,
-    collect,
+    json_reply,
     now,
     qos_and_invariance,
     request_body,
@@ -71,10 +71,9 @@ async def create_completion() -> Response:
 
     generation = await start_generation(model, request, out.hook(render))
     if not stream:
-        result = await collect(generation)
-        choice = result.choices[0]
-        return JSONResponse(
-            {
+        def reply(result: GenerationResult) -> dict[str, Any]:
+            choice = result.choices[0]
+            return {
                 "id": completion_id,
                 "object": "text_completion",
                 "created": created,
@@ -85,9 +84,9 @@ async def create_completion() -> Response:
                              "finish_reason": choice.finish_reason}],
                 "usage": params.usage_body(result.prompt_tokens, result.completion_tokens, result.cached_tokens),
                 "superfluid": {"cached": result.cached_tokens, "expired": choice.expired, "served_by": model.id},
-            },
-            headers={"x-superfluid-warm": str(result.cached_tokens)},
-        )
+            }
+
+        return await json_reply(generation, reply)
     warm = await admitted(generation)
     frames = sse(_frames(generation, chunks, svc.settings.keepalive_s), keepalive_s=None,
                  error_frame=SuperfluidError.openai_body)

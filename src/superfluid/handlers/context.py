@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar, cast
 
 from connexion import context
+from starlette.responses import JSONResponse, Response
 
 from superfluid.engine.models.served_model import ServedModel, is_light
 from superfluid.engine.scheduling.job import QOS_CLASSES
 from superfluid.engine.scheduling.stream import GenerationStream
 from superfluid.engine.types import GenerationRequest, GenerationResult, TextDelta
 from superfluid.errors import InvalidRequest, RateLimited
+from superfluid.http import observe
+from superfluid.http.keepalive import PaddedJSONResponse
 from superfluid.http.offload import offload_of
 from superfluid.http.validation import PARSED_BODY
 from superfluid.services import Services
@@ -56,14 +60,21 @@ def header(name: str) -> str | None:
     return None
 
 
+def key_id() -> str | None:
+    """The id of the API key that authenticated this request; None when the server asks for no key."""
+    return observe.key_id(context.scope)
+
+
 def client_identity() -> str:
-    """Who a per-client limit counts against: the API key presented, else the client address."""
+    """Who a per-client limit counts against: the authenticated key; on a server that asks for no key, the key a
+    client presents anyway (by its digest); else the client address."""
+    key = key_id()
+    if key is not None:
+        return "key:" + key
     auth = header("authorization")
-    if auth and auth.lower().startswith("bearer "):
-        return "key:" + auth[7:].strip()
-    key = header("x-api-key")
-    if key:
-        return "key:" + key.strip()
+    presented = auth[7:].strip() if auth and auth.lower().startswith("bearer ") else header("x-api-key")
+    if presented:
+        return "key:" + hashlib.sha256(presented.strip().encode()).hexdigest()[:16]
     client = context.scope.get("client")
     return "ip:" + (client[0] if client else "unknown")
 
@@ -130,6 +141,25 @@ async def admitted(generation: GenerationStream) -> int:
 async def collect(generation: GenerationStream) -> GenerationResult:
     """Run a non-streaming generation to the end, cancelling it if the client goes away first."""
     return await _unless_client_leaves(generation.collect(), generation)
+
+
+async def json_reply(generation: GenerationStream, render: Callable[[GenerationResult], dict[str, Any]], *,
+                     warm_header: bool = True) -> Response:
+    """A non-streaming generation's reply: ``render(result)`` as JSON once it is done; or, under
+    --nonstream-keepalive, 200 committed at admission and spaces until that JSON (http/keepalive.py). With
+    ``warm_header`` the reply carries x-superfluid-warm (prompt tokens served from the prefix cache)."""
+    interval = services().settings.nonstream_keepalive_s
+    if not interval:
+        result = await collect(generation)
+        headers = {"x-superfluid-warm": str(result.cached_tokens)} if warm_header else None
+        return JSONResponse(render(result), headers=headers)
+    warm = await admitted(generation)
+
+    async def body() -> dict[str, Any]:
+        return render(await generation.collect())
+
+    return PaddedJSONResponse(body(), interval_s=interval, on_abandon=generation.cancel,
+                              headers={"x-superfluid-warm": str(warm)} if warm_header else None)
 
 
 class ClientDisconnected(Exception):

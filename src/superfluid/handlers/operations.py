@@ -32,7 +32,7 @@ async def props(model: str | None = None, autoload: str | None = None) -> dict[s
         "stop": [],
     }
     kv: dict[str, Any] = {"type_k": "f16", "type_v": "f16", "unified": True,
-                          "size_tokens": max(svc.settings.kv_size, profile.n_ctx)}
+                          "size_tokens": max(svc.models.entry(model_id).settings.kv_size, profile.n_ctx)}
     if served is not None:
         kv.update(served.scheduler.snapshot())
     return {
@@ -40,7 +40,7 @@ async def props(model: str | None = None, autoload: str | None = None) -> dict[s
         "model_path": str(profile.path),
         "loaded": served is not None,
         "max_context": profile.n_ctx,
-        "total_slots": svc.settings.parallel,
+        "total_slots": svc.models.entry(model_id).settings.parallel,
         "chat_template": profile.template.source,
         "chat_template_source": profile.template_origin,
         "default_generation_settings": {"n_ctx": profile.n_ctx, "params": params},
@@ -51,10 +51,20 @@ async def props(model: str | None = None, autoload: str | None = None) -> dict[s
 
 
 async def slots(model: str | None = None) -> list[dict[str, Any]]:
-    """One aggregate entry in llama-server's slot shape, for the default (or named) loaded model."""
+    """One aggregate entry in llama-server's slot shape, for the default (or named) model while it is loaded,
+    loading (``state``; ``load_waiting`` requests wait for it) or draining for an unload."""
     svc = services()
     model_id = svc.models.canonical(model) if model else svc.models.default_id
-    served = await svc.models.get(model_id, autoload=False)
+    state = svc.models.state(model_id)
+    waiting = svc.models.load_waiting(model_id)
+    served = svc.models.served_now(model_id)
+    if served is None:
+        if state != "loading":
+            await svc.models.get(model_id, autoload=False)  # not loaded: 404
+        profile = await svc.models.profile(model_id)
+        return [{"id": 0, "id_task": -1, "model": model_id, "n_ctx": profile.n_ctx, "is_processing": False,
+                 "state": state, "load_waiting": waiting, "lanes": [], "kv_pool": {}, "waiting": waiting,
+                 "tick_plan": {}, "rates": {}}]
     view = served.scheduler.slot_view()
     busy = [lane for lane in view["lanes"] if lane["state"] != "idle"]
     return [{
@@ -65,6 +75,8 @@ async def slots(model: str | None = None) -> list[dict[str, Any]]:
         "speculative": served.settings.spec_draft > 0,
         "is_processing": bool(busy),
         "params": {**served.sampling_defaults},
+        "state": state,
+        "load_waiting": waiting,
         **view,
     }]
 

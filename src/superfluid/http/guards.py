@@ -1,20 +1,19 @@
-"""ASGI guards that run before routing: the request body limit and API-key authentication."""
+"""ASGI guards that run before routing: the request body limit and Ollama's JSON bodies (keys and limits are in
+access.py), and ``send_error``, how every guard answers."""
 
 from __future__ import annotations
 
-import hmac
 import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from superfluid.errors import AuthenticationFailed, PayloadTooLarge, SuperfluidError
+from superfluid.errors import PayloadTooLarge, SuperfluidError
 from superfluid.http.dialect import Dialect, error_body
-
-# Routes a client may call without a key.
-_OPEN_PATHS = frozenset({"/health", "/"})
+from superfluid.http.observe import note_error
 
 
 async def send_error(scope: Scope, send: Send, error: SuperfluidError) -> None:
+    note_error(scope, error)
     body = json.dumps(error_body(Dialect.for_path(scope.get("path", "")), error)).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     headers += [(k.encode(), v.encode()) for k, v in error.headers.items()]
@@ -96,41 +95,6 @@ class BodyLimit:
             return message
 
         return counting_receive
-
-
-class ApiKeyGuard:
-    """With --api-key, every route but /health (and Ollama's root) needs the key.
-
-    The key is read from ``Authorization: Bearer <key>`` or ``X-Api-Key: <key>``.
-    """
-
-    def __init__(self, app: ASGIApp, *, api_key: str | None) -> None:
-        self.app = app
-        self.api_key = api_key.encode() if api_key else None
-
-    def _presented(self, scope: Scope) -> bytes | None:
-        for name, value in scope.get("headers", ()):
-            if name == b"authorization" and value[:7].lower() == b"bearer ":
-                return bytes(value[7:].strip())
-            if name == b"x-api-key":
-                return bytes(value.strip())
-        return None
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (
-            self.api_key is None
-            or scope["type"] != "http"
-            or scope.get("path") in _OPEN_PATHS
-            or scope.get("method") == "OPTIONS"
-        ):
-            await self.app(scope, receive, send)
-            return
-        presented = self._presented(scope)
-        if presented is None or not hmac.compare_digest(presented, self.api_key):
-            reason = "missing API key" if presented is None else "invalid API key"
-            await send_error(scope, send, AuthenticationFailed(f"{reason}: send Authorization: Bearer <key>"))
-            return
-        await self.app(scope, receive, send)
 
 
 class NewlinesInPaths:

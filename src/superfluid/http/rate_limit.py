@@ -1,29 +1,86 @@
-"""Per-client token buckets (fill-in-the-middle requests: --completion-burst, --completion-rate)."""
+"""Token buckets by client (fill-in-the-middle requests, per-IP and per-key request rates) and in-flight counts
+by key (per-key concurrency)."""
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
+
+_RATE = re.compile(r"^\s*(?P<n>\d+(?:\.\d+)?)\s*/\s*(?P<unit>s|sec|second|m|min|minute|h|hour)\s*$")
+_UNIT_S = {"s": 1.0, "sec": 1.0, "second": 1.0, "m": 60.0, "min": 60.0, "minute": 60.0, "h": 3600.0, "hour": 3600.0}
+
+MAX_CLIENTS = 10_000
+"""Buckets kept before those that are full again (indistinguishable from new ones) are forgotten."""
+
+
+def parse_rate(text: str) -> float:
+    """``N/s``, ``N/m`` (or ``/min``) or ``N/h`` -> requests per second; ValueError says what is wrong."""
+    match = _RATE.match(text)
+    if match is None:
+        raise ValueError(f"expected a rate such as 10/s, 600/m or 1000/h; got '{text}'")
+    per_s = float(match.group("n")) / _UNIT_S[match.group("unit")]
+    if per_s <= 0:
+        raise ValueError(f"a rate must be above zero; got '{text}'")
+    return per_s
+
+
+def default_burst(rate_per_s: float) -> int:
+    """A bucket that holds one second's worth of requests, and at least one."""
+    return max(1, int(rate_per_s + 0.999))
 
 
 @dataclass
 class TokenBuckets:
+    """One token bucket per client; ``burst`` and ``rate_per_s`` are the defaults a ``take`` may override."""
+
     burst: int
     rate_per_s: float
-    _buckets: dict[str, tuple[float, float]] = field(default_factory=dict)
-    """client -> (tokens left, time of last refill)"""
+    _buckets: dict[str, tuple[float, float, int, float]] = field(default_factory=dict)
+    """client -> (tokens left, time of last refill, burst, rate)"""
 
-    def take(self, client: str, now: float | None = None) -> float:
+    def take(self, client: str, now: float | None = None, *, burst: int | None = None,
+             rate_per_s: float | None = None) -> float:
         """Spend one token for ``client``; returns 0 when allowed, else seconds until one is available."""
         now = time.monotonic() if now is None else now
-        tokens, stamp = self._buckets.get(client, (float(self.burst), now))
-        tokens = min(float(self.burst), tokens + (now - stamp) * self.rate_per_s)
+        burst = self.burst if burst is None else burst
+        rate = self.rate_per_s if rate_per_s is None else rate_per_s
+        tokens, stamp, _, _ = self._buckets.get(client, (float(burst), now, burst, rate))
+        tokens = min(float(burst), tokens + (now - stamp) * rate)
         if tokens >= 1.0:
-            self._buckets[client] = (tokens - 1.0, now)
+            self._buckets[client] = (tokens - 1.0, now, burst, rate)
             return 0.0
-        self._buckets[client] = (tokens, now)
-        if len(self._buckets) > 10_000:  # forget clients whose buckets are full again
-            full = [k for k, (t, s) in self._buckets.items() if t + (now - s) * self.rate_per_s >= self.burst]
-            for key in full:
-                del self._buckets[key]
-        return (1.0 - tokens) / self.rate_per_s if self.rate_per_s > 0 else float("inf")
+        self._buckets[client] = (tokens, now, burst, rate)
+        if len(self._buckets) > MAX_CLIENTS:
+            self._forget_full(now)
+        return (1.0 - tokens) / rate if rate > 0 else float("inf")
+
+    def _forget_full(self, now: float) -> None:
+        full = [key for key, (t, s, b, r) in self._buckets.items() if t + (now - s) * r >= b]
+        for key in full:
+            del self._buckets[key]
+
+
+@dataclass
+class InFlight:
+    """Requests in flight per key (event loop only)."""
+
+    _counts: dict[str, int] = field(default_factory=dict)
+
+    def enter(self, key: str, limit: int) -> bool:
+        """Count one more request for ``key``; False (and nothing counted) when ``limit`` are in flight."""
+        count = self._counts.get(key, 0)
+        if count >= limit:
+            return False
+        self._counts[key] = count + 1
+        return True
+
+    def leave(self, key: str) -> None:
+        count = self._counts.get(key, 0) - 1
+        if count > 0:
+            self._counts[key] = count
+        else:
+            self._counts.pop(key, None)
+
+    def count(self, key: str) -> int:
+        return self._counts.get(key, 0)

@@ -1,0 +1,183 @@
+"""Prometheus metrics (``GET /metrics``, ``/v1/metrics``), through prometheus-client, on a registry of the app's
+own (no process-wide state).
+
+Request figures are counted here as each request ends (RequestObserver). Engine figures are read at scrape time
+from what each model's engine keeps (engine/scheduling/stats.py) and from snapshots of its lanes, so serving never
+waits on a scrape and a scrape never waits on the engine. docs/metrics.md lists every metric.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
+from prometheus_client.registry import Collector
+
+from superfluid.engine.scheduling.job import QOS_CLASSES
+from superfluid.engine.scheduling.stats import EngineStats, LoadStats
+from superfluid.engine.scheduling.stats import Histogram as EngineHistogram
+
+if TYPE_CHECKING:
+    from superfluid.engine.models.served_model import ServedModel
+    from superfluid.http.observe import RequestRecord
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+REQUEST_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
+
+ModelFigures = tuple[str, str, int, "ServedModel | None", EngineStats, LoadStats]
+"""What the registry reports per known model (ModelRegistry.figures)."""
+
+
+class Metrics:
+    """The app's metrics registry: request counters here, engine figures through EngineCollector."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.requests = Counter("superfluid_requests", "HTTP requests by route, method, dialect, status and model",
+                                ["route", "method", "dialect", "status", "model"], registry=self.registry)
+        self.request_seconds = Histogram("superfluid_request_duration_seconds",
+                                         "Seconds from a request's arrival to the end of its response",
+                                         ["route", "dialect", "model"], buckets=REQUEST_BUCKETS,
+                                         registry=self.registry)
+        self.refusals = Counter("superfluid_rate_limited", "Requests refused with 429, by error code",
+                                ["code"], registry=self.registry)
+        self.auth_failures = Counter("superfluid_auth_failures", "Requests refused with 401 or 403, by error code",
+                                     ["code"], registry=self.registry)
+        self.in_flight = Gauge("superfluid_requests_in_flight", "HTTP requests being served now",
+                               registry=self.registry)
+        self._engine: EngineCollector | None = None
+
+    def watch(self, figures: Callable[[], Sequence[ModelFigures]]) -> None:
+        """Report the models' engine figures (called once the models exist, at start-up)."""
+        if self._engine is None:
+            self._engine = EngineCollector(figures)
+            self.registry.register(self._engine)
+        else:
+            self._engine.figures = figures
+
+    def observe(self, record: RequestRecord, duration_s: float) -> None:
+        model = record.usage.model or ""
+        self.requests.labels(record.route, record.method, record.dialect, str(record.status), model).inc()
+        self.request_seconds.labels(record.route, record.dialect, model).observe(duration_s)
+        if record.status == 429 and record.error_code:
+            self.refusals.labels(record.error_code).inc()
+        elif record.status in (401, 403) and record.error_code:
+            self.auth_failures.labels(record.error_code).inc()
+
+    def render(self) -> bytes:
+        return bytes(generate_latest(self.registry))
+
+
+def _histogram(family: HistogramMetricFamily, model: str, histogram: EngineHistogram) -> None:
+    buckets = histogram.cumulative()
+    family.add_metric([model], buckets, histogram.sum)
+
+
+class EngineCollector(Collector):
+    """Reads every known model's figures at scrape time (see the module)."""
+
+    def __init__(self, figures: Callable[[], Sequence[ModelFigures]]) -> None:
+        self.figures = figures
+
+    def describe(self) -> Iterable[Any]:
+        return []
+
+    def collect(self) -> Iterator[Any]:
+        models = list(self.figures())
+        yield from self._lifecycle(models)
+        yield from self._tokens(models)
+        yield from self._latency(models)
+        yield from self._lanes(models)
+
+    def _lifecycle(self, models: list[ModelFigures]) -> Iterator[Any]:
+        loaded = GaugeMetricFamily("superfluid_model_loaded", "1 while the model is loaded", labels=["model"])
+        state = GaugeMetricFamily("superfluid_model_state", "1 for the model's lifecycle state",
+                                  labels=["model", "state"])
+        waiting = GaugeMetricFamily("superfluid_model_load_waiting", "Requests waiting for the model to load",
+                                    labels=["model"])
+        loads = CounterMetricFamily("superfluid_model_loads", "Model loads by outcome", labels=["model", "outcome"])
+        unloads = CounterMetricFamily("superfluid_model_unloads", "Model unloads by reason (admin, idle, lru)",
+                                      labels=["model", "reason"])
+        seconds = HistogramMetricFamily("superfluid_model_load_duration_seconds", "Seconds a model load took",
+                                        labels=["model"])
+        for model_id, model_state, load_waiting, served, _, lifecycle in models:
+            loaded.add_metric([model_id], 1.0 if served is not None and model_state == "loaded" else 0.0)
+            for name in ("loaded", "loading", "unloading", "unloaded"):
+                state.add_metric([model_id, name], 1.0 if model_state == name else 0.0)
+            waiting.add_metric([model_id], load_waiting)
+            for outcome in ("ok", "failed"):
+                loads.add_metric([model_id, outcome], dict(lifecycle.loads).get(outcome, 0))
+            for reason, count in dict(lifecycle.unloads).items():
+                unloads.add_metric([model_id, reason], count)
+            _histogram(seconds, model_id, lifecycle.load_seconds)
+        yield from (loaded, state, waiting, loads, unloads, seconds)
+
+    def _tokens(self, models: list[ModelFigures]) -> Iterator[Any]:
+        prompt = CounterMetricFamily("superfluid_prompt_tokens", "Prompt tokens of finished choices",
+                                     labels=["model"])
+        cached = CounterMetricFamily("superfluid_prompt_tokens_cached",
+                                     "Prompt tokens served from the prefix cache", labels=["model"])
+        completion = CounterMetricFamily("superfluid_completion_tokens", "Generated tokens", labels=["model"])
+        hit = GaugeMetricFamily("superfluid_prefix_cache_hit_ratio",
+                                "Cached prompt tokens / prompt tokens since start", labels=["model"])
+        proposed = CounterMetricFamily("superfluid_draft_tokens_proposed", "Draft tokens proposed",
+                                       labels=["model"])
+        accepted = CounterMetricFamily("superfluid_draft_tokens_accepted", "Draft tokens accepted",
+                                       labels=["model"])
+        acceptance = GaugeMetricFamily("superfluid_draft_acceptance_ratio",
+                                       "Accepted / proposed draft tokens since start", labels=["model"])
+        finished = CounterMetricFamily("superfluid_choices_finished", "Finished choices by finish reason",
+                                       labels=["model", "reason"])
+        for model_id, _, _, _, stats, _ in models:
+            prompt.add_metric([model_id], stats.prompt_tokens)
+            cached.add_metric([model_id], stats.cached_tokens)
+            completion.add_metric([model_id], stats.completion_tokens)
+            hit.add_metric([model_id], stats.prefix_hit_ratio)
+            proposed.add_metric([model_id], stats.draft_proposed)
+            accepted.add_metric([model_id], stats.draft_accepted)
+            acceptance.add_metric([model_id], stats.draft_acceptance)
+            for reason, count in dict(stats.finished).items():
+                finished.add_metric([model_id, reason], count)
+        yield from (prompt, cached, completion, hit, proposed, accepted, acceptance, finished)
+
+    def _latency(self, models: list[ModelFigures]) -> Iterator[Any]:
+        ttft = HistogramMetricFamily("superfluid_time_to_first_token_seconds",
+                                     "Seconds from a request reaching the engine to its first token",
+                                     labels=["model"])
+        itl = HistogramMetricFamily("superfluid_inter_token_latency_seconds",
+                                    "Seconds between consecutive tokens of a reply", labels=["model"])
+        queue = HistogramMetricFamily("superfluid_queue_wait_seconds", "Seconds a choice waited for a lane",
+                                      labels=["model"])
+        for model_id, _, _, _, stats, _ in models:
+            _histogram(ttft, model_id, stats.ttft)
+            _histogram(itl, model_id, stats.itl)
+            _histogram(queue, model_id, stats.queue_wait)
+        yield from (ttft, itl, queue)
+
+    def _lanes(self, models: list[ModelFigures]) -> Iterator[Any]:
+        lanes = GaugeMetricFamily("superfluid_lanes", "Lanes of the loaded model", labels=["model"])
+        busy = GaugeMetricFamily("superfluid_lanes_busy", "Lanes decoding or prefilling now", labels=["model"])
+        depth = GaugeMetricFamily("superfluid_queue_depth", "Choices waiting for a lane, by QoS class",
+                                  labels=["model", "qos"])
+        kv_size = GaugeMetricFamily("superfluid_kv_pool_tokens", "Cells in the model's shared KV pool",
+                                    labels=["model"])
+        kv_used = GaugeMetricFamily("superfluid_kv_pool_used_tokens", "KV cells holding lanes' tokens",
+                                    labels=["model"])
+        kv_ratio = GaugeMetricFamily("superfluid_kv_pool_usage_ratio", "Used / total KV cells", labels=["model"])
+        for model_id, _, _, served, _, _ in models:
+            scheduler = getattr(served, "scheduler", None)
+            if served is None or scheduler is None:  # not loaded, or a runtime without lanes
+                continue
+            snapshot = scheduler.snapshot()
+            size = int(served.llama.kv_size)
+            lanes.add_metric([model_id], snapshot["lanes"])
+            busy.add_metric([model_id], snapshot["busy"])
+            queued = scheduler.queued_by_qos
+            for qos in QOS_CLASSES:
+                depth.add_metric([model_id, qos], queued.get(qos, 0))
+            kv_size.add_metric([model_id], size)
+            kv_used.add_metric([model_id], snapshot["cached_tokens"])
+            kv_ratio.add_metric([model_id], snapshot["cached_tokens"] / size if size else 0.0)
+        yield from (lanes, busy, depth, kv_size, kv_used, kv_ratio)
