@@ -100,6 +100,16 @@ EXCHANGES: tuple[Exchange, ...] = (
              "/v1/completions", {"model": DEFAULT_MODEL, "max_tokens": 4}),
     Exchange("error_missing_model", "A tokenize request without model is a 400 naming the field.", "POST",
              "/v1/tokenize", {"content": "Hello"}),
+    # Admin routes: answers without side effects on the shared server (test_model_lifecycle.py loads and unloads).
+    Exchange("model_load_unsupported_runtime", "A runtime this server lacks is a 400 unsupported_runtime.", "POST",
+             "/v1/models/load", {"model": DEFAULT_MODEL, "runtime": "mlx"}),
+    Exchange("model_unload_unknown", "Unloading a model nobody knows is a 404.", "POST", "/v1/models/unload",
+             {"model": "no-such-model"}),
+    Exchange("model_delete_unknown", "DELETE on an unknown model id is a 404.", "DELETE",
+             "/v1/models/no-such-model"),
+    Exchange("metrics", "Prometheus text; the transcript keeps the metric families, not their values.", "GET",
+             "/metrics"),
+    Exchange("metrics_v1", "The same metrics under /v1.", "GET", "/v1/metrics"),
 )
 
 
@@ -178,12 +188,21 @@ def streamed_text(frames: Sequence[Any]) -> str:
     return "".join(parts)
 
 
+def metric_families(text: str) -> list[str]:
+    """The ``name type`` of every family a Prometheus text exposition declares, in order (values move)."""
+    declared = [line[len("# TYPE "):] for line in text.splitlines() if line.startswith("# TYPE ")]
+    return [family for family in declared if not family.split()[0].endswith("_created")]
+
+
 # ---- one exchange ------------------------------------------------------------------------------------------
 def read_body(response: httpx.Response, exchange: Exchange) -> tuple[Any, dict[str, Any]]:
     """An SSE stream's frames and the text they carry, or a JSON body; both normalized for the transcript."""
     if response.headers.get("content-type", "").startswith("text/event-stream"):
         frames = sse_frames(response.text)
         return frames, {"frames": normalize(frames), "text": streamed_text(frames)}
+    if response.headers.get("content-type", "").startswith("text/plain; version=0.0.4"):
+        families = metric_families(response.text)
+        return families, {"families": families}
     body = response.json()
     return body, {"body": normalize(body)}
 
