@@ -102,6 +102,8 @@ class Usage:
     prompt_tokens: int
     completion_tokens: int
     cached_tokens: int
+    reasoning_tokens: int = 0
+    """Of the completion tokens, those decoded inside the reasoning block (its markers included)."""
 
     @property
     def total_tokens(self) -> int:

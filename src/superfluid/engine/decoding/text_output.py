@@ -46,6 +46,11 @@ class TextOutput:
         self.stop_sequence: str | None = None
         """The stop string that ended the reply, once one did."""
 
+    @property
+    def in_reasoning(self) -> bool:
+        """Text fed now goes to reasoning (a ``<think>`` block is open)."""
+        return self._in_reasoning
+
     def feed(self, data: bytes) -> Piece:
         if self.stopped:
             return Piece()

@@ -163,6 +163,8 @@ class Job:
     pending: list[int] = field(default_factory=list)
     cached: int = 0
     generated: int = 0
+    reasoning_generated: int = 0
+    """Of ``generated``, the tokens fed while the reasoning block was open (or that opened it)."""
     next_token: int | None = None
     sampler: SamplerChain | None = None
     lane: Lane | None = None

@@ -408,7 +408,10 @@ class Scheduler:
             grammar_done = job.grammar.done
         elif job.lazy_grammar is not None:
             self._maybe_engage(job, data)
+        was_reasoning = job.output.in_reasoning
         self._emit(job, job.output.feed(data))
+        if was_reasoning or job.output.in_reasoning:
+            job.reasoning_generated += 1
         if job.output.stopped or grammar_done:
             self._finish(job, "stop")
         elif job.generated >= job.max_new_tokens or committed + 1 >= self.model.n_ctx:
@@ -499,7 +502,8 @@ class Scheduler:
         if reason == "stop" and job.calls_made:
             reason = "tool_calls"
         self._count(job, reason)
-        usage = Usage(prompt_tokens=len(job.prompt), completion_tokens=job.generated, cached_tokens=job.cached)
+        usage = Usage(prompt_tokens=len(job.prompt), completion_tokens=job.generated, cached_tokens=job.cached,
+                      reasoning_tokens=job.reasoning_generated)
         spec = job.spec.as_dict() if job.spec.proposed else None
         finished = Finished(index=job.index, finish_reason=reason, usage=usage, expired=job.expired, spec=spec,
                             stop_sequence=job.output.stop_sequence if reason == "stop" else None,
