@@ -16,7 +16,8 @@ from superfluid.http.access import AccessControl
 from superfluid.http.access_log import LOG_FORMATS, configure_logging
 from superfluid.http.keys import KeyPolicyError
 from superfluid.http.rate_limit import parse_rate
-from superfluid.settings import DEFAULT_PORT, KvOverride, Settings, parse_override
+from superfluid.settings import DEFAULT_PORT, KvOverride, Settings, parse_duration, parse_override, parse_size
+from superfluid.state.location import default_sessions_dir
 
 log = logging.getLogger("superfluid")
 
@@ -27,6 +28,20 @@ LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 def _override(text: str) -> KvOverride:
     try:
         return parse_override(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _duration(text: str) -> float:
+    try:
+        return parse_duration(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _size(text: str) -> int:
+    try:
+        return parse_size(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -94,6 +109,16 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--timeout-keep-alive", type=_positive_int, default=5,
                        help="seconds an idle keep-alive connection stays open")
     _team_flags(serve)
+    # Durable state (docs/responses.md#storage).
+    serve.add_argument("--sessions", type=Path, default=None, metavar="DIR",
+                       help="directory for durable state (stored responses); default: "
+                            "$XDG_DATA_HOME/superfluid/sessions or the platform's user data directory")
+    serve.add_argument("--responses-max-age", type=_duration, default=30 * 86400.0, metavar="AGE",
+                       help="remove stored responses older than this (e.g. 3600, 90m, 12h, 30d; 0: keep; "
+                            "default 30d)")
+    serve.add_argument("--responses-max-bytes", type=_size, default=1024**3, metavar="SIZE",
+                       help="keep stored responses under this size, removing the oldest first "
+                            "(e.g. 512M, 2G; 0: no bound; default 1G)")
     return parser
 
 
@@ -187,6 +212,9 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         cors_origins=tuple(args.cors_origin),
         log_format=args.log_format,
         nonstream_keepalive_s=args.nonstream_keepalive,
+        sessions_dir=args.sessions,
+        responses_max_age_s=args.responses_max_age,
+        responses_max_bytes=args.responses_max_bytes,
     )
 
 
@@ -225,6 +253,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         ModelRegistry(settings)
     except (ModelSourceError, KeyPolicyError) as exc:
         print(f"superfluid: {exc}", file=sys.stderr)
+        return 2
+    sessions = settings.sessions_dir or default_sessions_dir()
+    try:
+        sessions.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(f"superfluid: cannot use the sessions directory {sessions} ({exc}); choose one with --sessions",
+              file=sys.stderr)
         return 2
     _warn_if_open(settings, access)
     limits = fit_descriptors(ConnectionLimits.from_settings(settings))

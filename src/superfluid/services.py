@@ -9,6 +9,7 @@ from superfluid.engine.models.registry import ModelRegistry
 from superfluid.http.offload import Offload
 from superfluid.http.rate_limit import TokenBuckets
 from superfluid.settings import Settings
+from superfluid.state import Bounds, State, default_sessions_dir
 
 
 @dataclass
@@ -16,6 +17,7 @@ class Services:
     settings: Settings
     models: ModelRegistry
     fim_buckets: TokenBuckets
+    state: State
     offload: Offload | None = None
     """Worker threads for preparing big requests off the event loop (http/offload.py)."""
     started_at: float = field(default_factory=time.time)
@@ -25,6 +27,8 @@ class Services:
     def from_settings(cls, settings: Settings) -> Services:
         return cls(settings=settings, models=ModelRegistry(settings),
                    fim_buckets=TokenBuckets(settings.completion_burst, settings.completion_rate),
+                   state=State(settings.sessions_dir or default_sessions_dir(),
+                               Bounds(settings.responses_max_age_s, settings.responses_max_bytes)),
                    offload=Offload(settings.prepare_workers))
 
     def next_id(self, prefix: str) -> str:
@@ -32,9 +36,11 @@ class Services:
         return f"{prefix}-superfluid-{self._counter}"
 
     async def start(self) -> None:
+        await self.state.open()  # first: a sessions directory that cannot be used stops start-up at once
         await self.models.start()
 
     async def close(self) -> None:
         await self.models.close()
         if self.offload is not None:
             self.offload.close()
+        await self.state.close()

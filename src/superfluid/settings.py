@@ -37,6 +37,38 @@ def parse_override(text: str) -> KvOverride:
     return key, kind, value
 
 
+_DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_SIZE_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
+
+
+def parse_duration(text: str) -> float:
+    """``90``, ``90s``, ``15m``, ``12h``, ``30d`` -> seconds; ValueError says what is wrong."""
+    raw = text.strip().lower()
+    unit = raw[-1:] if raw[-1:] in _DURATION_UNITS else "s"
+    number = raw[:-1] if raw[-1:] in _DURATION_UNITS else raw
+    try:
+        value = float(number)
+    except ValueError:
+        raise ValueError(f"expected a duration such as 3600, 90m, 12h or 30d; got '{text}'") from None
+    if value < 0:
+        raise ValueError(f"a duration cannot be negative: '{text}'")
+    return value * _DURATION_UNITS[unit]
+
+
+def parse_size(text: str) -> int:
+    """``1048576``, ``512K``, ``256M``, ``2G`` (powers of 1024; a trailing ``B``/``iB`` is allowed) -> bytes."""
+    raw = text.strip().lower().removesuffix("ib").removesuffix("b")
+    unit = raw[-1:] if raw[-1:] in _SIZE_UNITS and raw[-1:] else ""
+    number = raw[:-1] if unit else raw
+    try:
+        value = float(number)
+    except ValueError:
+        raise ValueError(f"expected a size such as 1048576, 512M or 2G; got '{text}'") from None
+    if value < 0:
+        raise ValueError(f"a size cannot be negative: '{text}'")
+    return int(value * _SIZE_UNITS[unit])
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything `superfluid serve` can be told. Immutable: build a new one to change it."""
@@ -123,3 +155,11 @@ class Settings:
     """text or json, for every log line, the access log included."""
     nonstream_keepalive_s: float | None = None
     """Commit 200 at admission and pad non-streaming replies with a space this often; None: off."""
+
+    # ---- durable state (docs/responses.md#storage) ----
+    sessions_dir: Path | None = None
+    """Where durable state lives (the SQLite database of stored responses); None: the user's data directory."""
+    responses_max_age_s: float = 30 * 86400.0
+    """Stored responses older than this are removed; 0 keeps them for ever."""
+    responses_max_bytes: int = 1024**3
+    """Stored responses past this many bytes are removed, oldest first; 0 means no bound."""

@@ -1,0 +1,165 @@
+"""One SQLite database, reached from the event loop without blocking it.
+
+Two threads own the two connections: the *writer* runs every change, one at a time, each inside an explicit
+``BEGIN IMMEDIATE ... COMMIT``; the *reader* runs queries inside a deferred transaction, so a query that reads
+several tables sees one snapshot. In WAL mode readers never wait for the writer, so a retrieval does not queue
+behind a commit's fsync. Callers ``await`` the work; the loop only waits on a future.
+
+``synchronous=FULL``: a transaction is on disk (the WAL fsynced) when ``write`` returns, so whatever a handler
+acknowledged after awaiting it survives a crash of the process or of the machine. A caller that is cancelled
+while its write runs does not undo it: the write finishes or rolls back on the writer thread, whole.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import queue
+import sqlite3
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from superfluid.state.errors import StateError
+from superfluid.state.migrations import MIGRATIONS, Migration, migrate
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Work = Callable[[sqlite3.Connection], T]
+
+BUSY_TIMEOUT_MS = 10_000
+"""How long a statement waits for another process's lock (a second server on the same directory)."""
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """A connection with the store's settings: autocommit (transactions are explicit), WAL, full sync."""
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=True)
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    # Only takes effect on a database with no tables yet; freed pages are returned by incremental_vacuum.
+    conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
+    mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+    if str(mode).lower() != "wal":
+        conn.close()
+        raise StateError(f"{path}: SQLite would not use WAL mode here (journal_mode={mode})")
+    conn.execute("PRAGMA synchronous = FULL")
+    conn.execute("PRAGMA foreign_keys = ON")
+    return conn
+
+
+def in_transaction(conn: sqlite3.Connection, work: Work[T], *, begin: str) -> T:
+    """Run ``work`` inside ``begin`` ... COMMIT; anything it raises rolls the transaction back."""
+    conn.execute(begin)
+    try:
+        result = work(conn)
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    return result
+
+
+class _Worker:
+    """One thread, one connection: runs the functions handed to it in order."""
+
+    def __init__(self, name: str, path: Path) -> None:
+        self._path = path
+        self._jobs: queue.SimpleQueue[tuple[Work[object], concurrent.futures.Future[object]] | None] = (
+            queue.SimpleQueue())
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def submit(self, work: Work[T]) -> concurrent.futures.Future[T]:
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        self._jobs.put((work, future))  # type: ignore[arg-type]
+        return future
+
+    def stop(self) -> None:
+        self._jobs.put(None)
+        self._thread.join()
+
+    def _run(self) -> None:
+        conn: sqlite3.Connection | None = None
+        failure: BaseException | None = None
+        try:
+            conn = connect(self._path)
+        except (sqlite3.Error, StateError) as exc:
+            failure = exc
+        while (job := self._jobs.get()) is not None:
+            work, future = job
+            if not future.set_running_or_notify_cancel():
+                continue
+            if conn is None:
+                assert failure is not None
+                future.set_exception(StateError(f"cannot open {self._path}: {failure}"))
+                continue
+            try:
+                future.set_result(work(conn))
+            except BaseException as exc:  # handed to the caller, whatever it is
+                future.set_exception(exc)
+        if conn is not None:
+            conn.close()
+
+
+class Database:
+    """The sessions database: ``open`` it (migrating it to this release's schema), then ``write`` and ``read``."""
+
+    def __init__(self, path: Path, migrations: tuple[Migration, ...] = MIGRATIONS) -> None:
+        self.path = path
+        self._migrations = migrations
+        self._writer: _Worker | None = None
+        self._reader: _Worker | None = None
+
+    async def open(self) -> int:
+        """Create the directory and the file if needed and bring the schema up to date; returns its version."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StateError(f"cannot create the sessions directory {self.path.parent}: {exc}") from exc
+        self._writer = _Worker("superfluid-state-writer", self.path)
+        try:
+            version = await asyncio.wrap_future(self._writer.submit(
+                lambda conn: migrate(conn, self._migrations, where=str(self.path))))
+        except sqlite3.Error as exc:
+            await self.close()
+            raise StateError(f"cannot prepare the sessions database {self.path}: {exc}") from exc
+        except BaseException:
+            await self.close()
+            raise
+        self._reader = _Worker("superfluid-state-reader", self.path)
+        return version
+
+    async def write(self, work: Work[T]) -> T:
+        """Run ``work`` in one write transaction on the writer thread; returns once it is committed."""
+        if self._writer is None:
+            raise StateError("the sessions database is not open")
+        return await asyncio.wrap_future(
+            self._writer.submit(lambda conn: in_transaction(conn, work, begin="BEGIN IMMEDIATE")))
+
+    async def read(self, work: Work[T]) -> T:
+        """Run ``work`` in one read transaction (one snapshot) on the reader thread."""
+        if self._reader is None:
+            raise StateError("the sessions database is not open")
+        return await asyncio.wrap_future(
+            self._reader.submit(lambda conn: in_transaction(conn, work, begin="BEGIN")))
+
+    def reclaim(self) -> None:
+        """Return freed pages to the file system, after the writes queued so far; nobody waits for it."""
+        if self._writer is not None:
+            self._writer.submit(_incremental_vacuum)
+
+    async def close(self) -> None:
+        """Finish the queued work and close both connections."""
+        workers = [w for w in (self._reader, self._writer) if w is not None]
+        self._reader = self._writer = None
+        for worker in workers:
+            await asyncio.to_thread(worker.stop)
+
+
+def _incremental_vacuum(conn: sqlite3.Connection) -> None:
+    try:
+        conn.execute("PRAGMA incremental_vacuum").fetchall()
+    except sqlite3.Error as exc:  # space is only returned later, nothing is lost
+        log.warning("incremental vacuum failed: %s", exc)
