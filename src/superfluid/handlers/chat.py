@@ -38,24 +38,28 @@ from superfluid.http.streams import Frame, StreamItem, dumps, sse, sse_data
 _TEXT_PARTS = frozenset({"text", "input_text"})
 
 
+def content_text(content: str | list[dict[str, Any]] | None, model_id: str, param: str) -> str:
+    """A message's content as the engine's text: text parts joined with newlines; a media part needs a model
+    that takes it (400 naming ``param[j]``). Shared by chat messages and Responses items."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    texts = []
+    for j, part in enumerate(content):
+        if part.get("type") in _TEXT_PARTS:
+            texts.append(str(part.get("text", "")))
+        else:
+            refuse_media(model_id, f"a '{part.get('type')}' part", f"{param}[{j}]")
+    return "\n".join(texts)
+
+
 def convert_messages(raw: list[dict[str, Any]], model_id: str) -> tuple[ChatMessage, ...]:
     """OpenAI messages -> engine messages. Text parts are joined; media parts need a model that takes them."""
     out = []
     for i, message in enumerate(raw):
         role = "system" if message["role"] == "developer" else message["role"]
-        content = message.get("content")
-        if content is None:
-            text = ""
-        elif isinstance(content, str):
-            text = content
-        else:
-            texts = []
-            for j, part in enumerate(content):
-                if part.get("type") in _TEXT_PARTS:
-                    texts.append(str(part.get("text", "")))
-                else:
-                    refuse_media(model_id, f"a '{part.get('type')}' part", f"messages[{i}].content[{j}]")
-            text = "\n".join(texts)
+        text = content_text(message.get("content"), model_id, f"messages[{i}].content")
         extra = {k: message[k] for k in ("name", "tool_call_id", "tool_calls", "reasoning_content")
                  if message.get(k) is not None}
         out.append(ChatMessage(role=role, content=text, extra=extra))
@@ -75,14 +79,25 @@ def response_constraint(raw: dict[str, Any] | None) -> Constraint | None:
     """OpenAI response_format -> a grammar constraint (None for text)."""
     if not raw or raw.get("type") == "text":
         return None
-    if raw.get("type") == "json_object":
-        return Constraint.for_schema(ANY_JSON_OBJECT)
     spec = raw.get("json_schema")
-    if not isinstance(spec, dict) or not isinstance(spec.get("schema", {}), dict):
+    if raw.get("type") == "json_schema" and not isinstance(spec, dict):
         raise InvalidRequest("response_format json_schema needs {\"name\", \"schema\": {...}}",
                              param="response_format.json_schema")
+    return format_constraint(str(raw.get("type")), spec, param="response_format.json_schema")
+
+
+def format_constraint(kind: str, spec: dict[str, Any] | None, *, param: str) -> Constraint | None:
+    """A structured-output request -> its grammar: ``text`` none, ``json_object`` any object, ``json_schema``
+    the schema in ``spec["schema"]`` (chat's response_format and the Responses API's text.format alike)."""
+    if kind == "text":
+        return None
+    if kind == "json_object":
+        return Constraint.for_schema(ANY_JSON_OBJECT)
+    schema = (spec or {}).get("schema")
+    if schema is not None and not isinstance(schema, dict):
+        raise InvalidRequest(f"{param} needs a \"schema\" object", param=param)
     # strict or not, objects that do not say otherwise are closed (Constraint.for_schema).
-    return Constraint.for_schema(spec.get("schema") or ANY_JSON_OBJECT, param="response_format.json_schema")
+    return Constraint.for_schema(schema or ANY_JSON_OBJECT, param=param)
 
 
 def logprobs_request(body: dict[str, Any]) -> int | None:

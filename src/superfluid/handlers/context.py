@@ -114,9 +114,10 @@ async def _client_gone() -> None:
             return
 
 
-async def _unless_client_leaves(work: Coroutine[Any, Any, T], generation: GenerationStream) -> T:
+async def unless_client_leaves(work: Coroutine[Any, Any, T], generation: GenerationStream) -> T:
     """``work``'s result; if the client closes the connection first, or anything fails, the generation is
-    cancelled (a client that leaves raises ClientDisconnected)."""
+    cancelled (a client that leaves raises ClientDisconnected). Handlers that read a generation their own way
+    (the Responses API's render object) race it through here too."""
     task = asyncio.ensure_future(work)
     gone = asyncio.ensure_future(_client_gone())
     try:
@@ -135,12 +136,12 @@ async def _unless_client_leaves(work: Coroutine[Any, Any, T], generation: Genera
 async def admitted(generation: GenerationStream) -> int:
     """Wait for a streamed request's first lane (returns its prompt tokens already cached); a client that leaves
     while the request waits in the queue takes it out of the queue at once."""
-    return await _unless_client_leaves(generation.admitted(), generation)
+    return await unless_client_leaves(generation.admitted(), generation)
 
 
 async def collect(generation: GenerationStream) -> GenerationResult:
     """Run a non-streaming generation to the end, cancelling it if the client goes away first."""
-    return await _unless_client_leaves(generation.collect(), generation)
+    return await unless_client_leaves(generation.collect(), generation)
 
 
 async def json_reply(generation: GenerationStream, render: Callable[[GenerationResult], dict[str, Any]], *,
