@@ -36,6 +36,8 @@ class RunningServer:
 
 def start_server(args: list[str], log_path: Path, timeout_s: float = 180) -> RunningServer:
     port = free_port()
+    if "--sessions" not in args:  # durable state next to the log, never in the user's data directory
+        args = [*args, "--sessions", str(log_path.parent / "sessions")]
     cmd = [sys.executable, "-m", "superfluid.cli", "serve", *args, "--port", str(port)]
     log = log_path.open("wb")
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
