@@ -164,3 +164,53 @@ def test_listening_beyond_loopback_without_keys_warns(caplog: pytest.LogCaptureF
         settings = Settings(host=host, api_keys=keys)
         _warn_if_open(settings, AccessControl.from_settings(settings))
         assert any("without any API key" in r.getMessage() for r in caplog.records) is warned
+
+
+# ---- durable state flags ------------------------------------------------------------------------------------
+def test_sessions_and_response_bounds_land_on_their_fields() -> None:
+    settings = _settings("--sessions", "/srv/sessions", "--responses-max-age", "12h",
+                         "--responses-max-bytes", "256M")
+    assert settings.sessions_dir == Path("/srv/sessions")
+    assert settings.responses_max_age_s == 12 * 3600
+    assert settings.responses_max_bytes == 256 * 1024**2
+
+
+def test_response_bounds_default_to_thirty_days_and_a_gibibyte() -> None:
+    settings = _settings()
+    assert settings.sessions_dir is None
+    assert settings.responses_max_age_s == 30 * 86400 and settings.responses_max_bytes == 1024**3
+
+
+@pytest.mark.parametrize(("text", "seconds"), [("90", 90), ("90s", 90), ("15m", 900), ("2h", 7200),
+                                               ("1.5d", 129600), ("0", 0)])
+def test_durations(text: str, seconds: float) -> None:
+    from superfluid.settings import parse_duration
+
+    assert parse_duration(text) == seconds
+
+
+@pytest.mark.parametrize(("text", "size"), [("1048576", 1048576), ("512K", 512 * 1024), ("256M", 256 * 1024**2),
+                                            ("2G", 2 * 1024**3), ("2GiB", 2 * 1024**3), ("1gb", 1024**3),
+                                            ("0", 0)])
+def test_sizes(text: str, size: int) -> None:
+    from superfluid.settings import parse_size
+
+    assert parse_size(text) == size
+
+
+@pytest.mark.parametrize(("flag", "value"), [("--responses-max-age", "soon"), ("--responses-max-age", "-1h"),
+                                             ("--responses-max-bytes", "lots"), ("--responses-max-bytes", "-2M")])
+def test_bad_bounds_stop_the_command(flag: str, value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        _settings(flag, value)
+    assert flag in capsys.readouterr().err
+
+
+def test_a_sessions_directory_that_cannot_be_made_stops_the_command(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from superfluid.cli import main
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    assert main(["serve", "--sessions", str(blocker / "sessions")]) == 2
+    assert "--sessions" in capsys.readouterr().err

@@ -222,3 +222,14 @@ def test_piece_truthiness() -> None:
     assert not Piece()
     assert Piece(content="a")
     assert Piece(reasoning="b")
+
+
+def test_in_reasoning_follows_the_think_markers() -> None:
+    """The scheduler counts a token as reasoning when the block was open before or after feeding it."""
+    out = _thinking()
+    assert not out.in_reasoning
+    out.feed(b"<think>")
+    assert out.in_reasoning
+    out.feed(b"hm</think>")
+    assert not out.in_reasoning
+    assert _thinking(in_reasoning=True).in_reasoning

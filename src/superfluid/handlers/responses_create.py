@@ -1,0 +1,165 @@
+"""POST /v1/responses: one response, streamed as typed events or not, stored unless ``store`` is false.
+
+The request becomes the same GenerationRequest chat builds (responses_input); the previous response's items, when
+``previous_response_id`` names one, come first, so the prompt repeats the earlier turn and the prefix cache
+serves it warm. A stored response is committed before the client hears it ended: before the JSON body, or
+before the stream's ``response.completed`` (``incomplete``, ``failed``) event.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator
+from typing import Any
+
+from connexion import context
+from starlette.responses import JSONResponse, Response
+
+from superfluid.engine.models.served_model import ServedModel
+from superfluid.engine.scheduling.stream import GenerationStream
+from superfluid.engine.types import ChatMessage, ChatPrompt, GenerationRequest, PreparedPrompt, TextDelta
+from superfluid.errors import ContextLengthExceeded, InvalidRequest, NotFound, SuperfluidError, UnsupportedParameter
+from superfluid.handlers import openai_params as params
+from superfluid.handlers import responses_input as rin
+from superfluid.handlers import responses_shapes as shapes
+from superfluid.handlers.context import now, qos_and_invariance, services, unless_client_leaves
+from superfluid.handlers.responses_render import ResponseRender, error_event
+from superfluid.http.direct import DeltaStream
+from superfluid.http.streams import StreamItem, sse
+from superfluid.state import ResponseStore
+
+_NOT_SERVED = {
+    "background": "background responses are not served; the request runs in the foreground",
+    "conversation": "the Conversations API is not served; chain responses with previous_response_id",
+    "prompt": "stored prompt templates are not served; send instructions and input",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class _Saver:
+    """Where a finished response goes: the store with its input items, or nowhere (``store: false``)."""
+
+    store: ResponseStore | None
+    items: list[dict[str, Any]]
+
+    async def save(self, response: dict[str, Any]) -> None:
+        if self.store is not None:
+            await self.store.put(response, self.items)
+
+
+async def create_response(body: dict[str, Any]) -> Response:
+    svc = services()
+    for name, why in _NOT_SERVED.items():
+        if body.get(name):
+            raise UnsupportedParameter(why, param=name)
+    model = await svc.models.get(body["model"])
+    qos, invariant = qos_and_invariance()
+    items, history = await _conversation(body, svc.state.responses)
+    request = GenerationRequest(
+        model=model.id,
+        prompt=ChatPrompt(messages=rin.chat_messages(items, instructions=body.get("instructions"),
+                                                     model_id=model.id, history=history),
+                          template_kwargs=rin.template_kwargs(body, model.template)),
+        sampling=params.sampling(body, n_vocab=model.llama.meta.n_vocab),
+        max_tokens=body.get("max_output_tokens"),
+        constraint=rin.text_constraint(body),
+        tools=rin.tool_policy(body),
+        logprobs=rin.logprobs_request(body),
+        qos=qos,
+        batch_invariant=invariant,
+    )
+    request, prepared = _prepare(model, request, auto_truncate=body.get("truncation") == "auto")
+    base = shapes.base_response(body, response_id=rin.new_id("resp"), created_at=now(), model=model.id)
+    saver = _Saver(svc.state.responses if body.get("store", True) is not False else None, items)
+    stream = bool(body.get("stream"))
+    render = ResponseRender(base, stream=stream, logprobs=request.logprobs is not None)
+    if not stream:
+        generation = model.generate(request, prepared)
+        final = await unless_client_leaves(_collect(generation, render), generation.cancel)
+        await saver.save(final)
+        cached = final["usage"]["input_tokens_details"]["cached_tokens"]
+        return JSONResponse(final, headers={"x-superfluid-warm": str(cached)})
+    lead = render.lead()  # numbered before the engine can render the first delta
+    out = DeltaStream(context.scope)
+    generation = model.generate(request, prepared, direct=out.hook(render.delta))
+    try:
+        warm = await generation.admitted()
+    except BaseException:
+        generation.cancel()
+        raise
+    frames = sse(_events(generation, render, saver, svc.settings.keepalive_s), keepalive_s=None,
+                 error_frame=lambda exc: render.numbered(error_event(exc)), done_marker=False,
+                 event_name=lambda frame: str(frame.get("type")))
+    return out.response(lead, frames, cancel=generation.cancel, media_type="text/event-stream",
+                        headers={"cache-control": "no-cache", "x-superfluid-warm": str(warm)})
+
+
+async def _conversation(body: dict[str, Any], store: ResponseStore) -> tuple[list[dict[str, Any]], int]:
+    """The items the prompt is built from (the previous response's, then the input), and how many came first."""
+    history: list[dict[str, Any]] = []
+    previous = body.get("previous_response_id")
+    if previous:
+        found = await store.conversation(previous)
+        if found is None:
+            raise NotFound(f"no stored response '{previous}': it is unknown, deleted, expired, or was created "
+                           "with store: false", param="previous_response_id")
+        history = found
+    new = rin.input_items(body.get("input"))
+    rin.check_unique_ids(history, new)
+    if not history and not new and not body.get("instructions"):
+        raise InvalidRequest("nothing to respond to: send input (or instructions)", param="input")
+    return history + new, len(history)
+
+
+def _prepare(model: ServedModel, request: GenerationRequest, *, auto_truncate: bool
+             ) -> tuple[GenerationRequest, PreparedPrompt]:
+    """Template and tokenize. ``truncation: auto`` drops the oldest turns (never the instructions or the last
+    user turn) until the prompt fits the context window; otherwise a prompt that does not fit is a 400."""
+    while True:
+        try:
+            return request, model.prepare(request)
+        except ContextLengthExceeded as exc:
+            assert isinstance(request.prompt, ChatPrompt)
+            shorter = _without_oldest_turn(request.prompt.messages) if auto_truncate else None
+            if shorter is None:
+                raise ContextLengthExceeded(exc.message, param="input") from None
+            request = dataclasses.replace(request, prompt=dataclasses.replace(request.prompt, messages=shorter))
+
+
+def _without_oldest_turn(messages: tuple[ChatMessage, ...]) -> tuple[ChatMessage, ...] | None:
+    """The messages without the first turn after the system messages (up to the next user message); None when
+    only one turn is left."""
+    start = next((i for i, m in enumerate(messages) if m.role != "system"), len(messages))
+    nxt = next((i for i in range(start + 1, len(messages)) if messages[i].role == "user"), None)
+    return None if nxt is None else messages[:start] + messages[nxt:]
+
+
+async def _collect(generation: GenerationStream, render: ResponseRender) -> dict[str, Any]:
+    async for event in generation.events():
+        if isinstance(event, TextDelta):
+            render.delta(event)
+        else:
+            return render.close(event.usage, truncated=event.finish_reason == "length")[1]
+    raise AssertionError("a generation ends with Finished")  # pragma: no cover
+
+
+async def _events(generation: GenerationStream, render: ResponseRender, saver: _Saver,
+                  keepalive_s: float) -> AsyncIterator[StreamItem]:
+    """The frames the loop writes: deltas on a stream that is not direct, keep-alives, and the end (stored
+    first). An engine failure ends the stream with an ``error`` event and ``response.failed``."""
+    try:
+        async for event in generation.timed_events(keepalive_s):
+            if event is None:
+                yield None
+            elif isinstance(event, TextDelta):
+                frames = render.delta(event)
+                if frames:
+                    yield frames
+            else:
+                closing, final = render.close(event.usage, truncated=event.finish_reason == "length")
+                await saver.save(final)
+                yield closing + render.terminal(final)
+    except SuperfluidError as exc:
+        final = render.fail(exc)
+        await saver.save(final)
+        yield render.event(error_event(exc)) + render.terminal(final)

@@ -1,0 +1,175 @@
+"""Responses requests -> engine types: items, chat messages, tools, text.format, reasoning, log probabilities."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from superfluid.errors import InvalidRequest, UnsupportedInput, UnsupportedParameter
+from superfluid.handlers import responses_input as rin
+
+
+def _template(variables: set[str], thinks: bool = False) -> Any:
+    return SimpleNamespace(variables=frozenset(variables), thinks=thinks, name="t")
+
+
+# ---- input -> items ------------------------------------------------------------------------------------------
+def test_a_string_input_is_one_user_message() -> None:
+    [item] = rin.input_items("Hi")
+    assert item["type"] == "message" and item["role"] == "user" and item["status"] == "completed"
+    assert item["content"] == [{"type": "input_text", "text": "Hi"}]
+    assert item["id"].startswith("msg_") and len(item["id"]) == 4 + 48
+
+
+def test_items_get_ids_and_their_stored_shapes() -> None:
+    items = rin.input_items([
+        {"role": "developer", "content": "Be brief."},
+        {"type": "message", "role": "assistant", "content": "Earlier reply", "id": "msg_given"},
+        {"type": "function_call", "call_id": "call_1", "name": "f", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "call_1", "output": "42"},
+        {"type": "reasoning", "summary": [{"type": "summary_text", "text": "thought"}]},
+    ])
+    assert [i["id"][:3] for i in items] == ["msg", "msg", "fc_", "fco", "rs_"]
+    assert items[1]["id"] == "msg_given"
+    assert items[1]["content"] == [{"type": "output_text", "text": "Earlier reply", "annotations": [],
+                                    "logprobs": []}]
+    assert items[2] == {"type": "function_call", "id": items[2]["id"], "call_id": "call_1", "name": "f",
+                        "arguments": "{}", "status": "completed"}
+    assert items[3]["output"] == "42"
+
+
+@pytest.mark.parametrize(("item", "param"), [
+    ({"type": "web_search_call", "id": "ws_1"}, "input[0].type"),
+    ({"type": "item_reference", "id": "msg_1"}, "input[0].type"),
+    ({"type": "message", "role": "robot", "content": "x"}, "input[0].role"),
+    ({"type": "function_call", "name": "f", "arguments": "{}"}, "input[0].call_id"),
+    ({"type": "function_call_output", "call_id": "c"}, "input[0].output"),
+])
+def test_bad_items_are_400s_naming_them(item: dict[str, Any], param: str) -> None:
+    with pytest.raises(InvalidRequest) as caught:
+        rin.input_items([item])
+    assert caught.value.param == param
+
+
+def test_duplicate_item_ids_are_refused() -> None:
+    history = rin.input_items([{"role": "user", "content": "a", "id": "msg_a"}])
+    rin.check_unique_ids(history, rin.input_items([{"role": "user", "content": "b", "id": "msg_b"}]))
+    with pytest.raises(InvalidRequest) as caught:
+        rin.check_unique_ids(history, rin.input_items([{"role": "user", "content": "c"},
+                                                       {"role": "user", "content": "b", "id": "msg_a"}]))
+    assert caught.value.param == "input[1].id"
+
+
+# ---- items -> chat messages ----------------------------------------------------------------------------------
+def _messages(items: list[dict[str, Any]], **kw: Any) -> list[tuple[str, str, dict[str, Any]]]:
+    out = rin.chat_messages(rin.input_items(items), model_id="m", **kw)
+    return [(m.role, m.content, m.extra) for m in out]
+
+
+def test_instructions_come_first_and_developer_reads_as_system() -> None:
+    assert _messages([{"role": "developer", "content": "d"}, {"role": "user", "content": "u"}],
+                     instructions="sys") == [("system", "sys", {}), ("system", "d", {}), ("user", "u", {})]
+
+
+def test_calls_join_the_assistant_turn_and_outputs_are_tool_messages() -> None:
+    messages = _messages([
+        {"role": "user", "content": "weather?"},
+        {"type": "reasoning", "summary": [{"type": "summary_text", "text": "need a tool"}]},
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Checking."}]},
+        {"type": "function_call", "call_id": "c1", "name": "w", "arguments": '{"city": "Oslo"}'},
+        {"type": "function_call", "call_id": "c2", "name": "w", "arguments": '{"city": "Rome"}'},
+        {"type": "function_call_output", "call_id": "c1", "output": "cold"},
+        {"type": "function_call_output", "call_id": "c2", "output": [{"type": "input_text", "text": "warm"}]},
+    ], instructions=None)
+    assert messages[0] == ("user", "weather?", {})
+    role, content, extra = messages[1]
+    assert (role, content, extra["reasoning_content"]) == ("assistant", "Checking.", "need a tool")
+    assert [c["id"] for c in extra["tool_calls"]] == ["c1", "c2"]
+    assert extra["tool_calls"][0] == {"id": "c1", "type": "function",
+                                      "function": {"name": "w", "arguments": '{"city": "Oslo"}'}}
+    assert messages[2:] == [("tool", "cold", {"tool_call_id": "c1"}), ("tool", "warm", {"tool_call_id": "c2"})]
+
+
+def test_a_call_after_a_user_message_opens_its_own_assistant_turn() -> None:
+    messages = _messages([{"role": "user", "content": "go"},
+                          {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"}],
+                         instructions=None)
+    assert messages[1][0] == "assistant" and messages[1][1] == "" and len(messages[1][2]["tool_calls"]) == 1
+
+
+def test_an_image_on_a_text_model_names_the_part() -> None:
+    items = [{"role": "user", "content": [{"type": "input_text", "text": "see"},
+                                          {"type": "input_image", "image_url": "data:,", "detail": "auto"}]}]
+    with pytest.raises(UnsupportedInput) as caught:
+        rin.chat_messages(rin.input_items(items), instructions=None, model_id="m")
+    assert caught.value.param == "input[0].content[1]"
+    with pytest.raises(UnsupportedInput) as history:
+        rin.chat_messages(rin.input_items(items), instructions=None, model_id="m", history=1)
+    assert history.value.param == "previous_response_id.content[1]"
+
+
+# ---- tools, format, reasoning, logprobs ----------------------------------------------------------------------
+TOOL = {"type": "function", "name": "w", "description": "weather", "parameters": {"type": "object"}}
+
+
+def test_function_tools_become_chat_tools() -> None:
+    policy = rin.tool_policy({"tools": [TOOL], "tool_choice": {"type": "function", "name": "w"}})
+    assert [t.name for t in policy.tools] == ["w"] and policy.choice == "w" and policy.parallel is True
+    assert rin.tool_policy({"tools": [TOOL], "parallel_tool_calls": False}).parallel is False
+
+
+@pytest.mark.parametrize(("body", "param"), [
+    ({"tools": [TOOL, {"type": "web_search"}]}, "tools[1].type"),
+    ({"tools": [{"type": "function"}]}, "tools[0].name"),
+    ({"tools": [TOOL], "tool_choice": {"type": "file_search"}}, "tool_choice.type"),
+    ({"tools": [TOOL], "tool_choice": {"type": "function", "name": "nope"}}, "tool_choice"),
+])
+def test_tools_that_cannot_be_served_are_400s(body: dict[str, Any], param: str) -> None:
+    with pytest.raises(InvalidRequest) as caught:
+        rin.tool_policy(body)
+    assert caught.value.param == param
+    if param.endswith(".type"):
+        assert isinstance(caught.value, UnsupportedParameter)
+        assert str(body.get("tool_choice", body["tools"][-1])["type"]) in caught.value.message
+
+
+def test_text_format_becomes_a_grammar() -> None:
+    assert rin.text_constraint({}) is None
+    assert rin.text_constraint({"text": {"format": {"type": "text"}}}) is None
+    assert rin.text_constraint({"text": {"format": {"type": "json_object"}}}) is not None
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}}}
+    constraint = rin.text_constraint({"text": {"format": {"type": "json_schema", "name": "x", "schema": schema}}})
+    assert constraint is not None and constraint.param == "text.format"
+
+
+@pytest.mark.parametrize(("effort", "variables", "thinks", "expected"), [
+    (None, set(), False, {}),
+    ("high", {"reasoning_effort"}, True, {"reasoning_effort": "high"}),
+    ("low", {"enable_thinking"}, True, {"enable_thinking": True}),
+    ("none", {"enable_thinking", "reasoning_effort"}, True, {"enable_thinking": False}),
+    ("none", set(), False, {}),
+    ("medium", set(), True, {}),
+])
+def test_reasoning_effort_as_the_template_takes_it(effort: str | None, variables: set[str], thinks: bool,
+                                                   expected: dict[str, Any]) -> None:
+    assert rin.reasoning_kwargs(effort, _template(variables, thinks)) == expected
+
+
+def test_reasoning_on_a_model_that_does_not_think_is_a_400() -> None:
+    with pytest.raises(UnsupportedParameter) as caught:
+        rin.reasoning_kwargs("high", _template(set()))
+    assert caught.value.param == "reasoning.effort"
+
+
+def test_superfluid_template_extensions_win_over_reasoning() -> None:
+    body = {"reasoning": {"effort": "low"}, "chat_template_kwargs": {"enable_thinking": False}}
+    assert rin.template_kwargs(body, _template({"enable_thinking"}, True)) == {"enable_thinking": False}
+
+
+def test_log_probabilities_follow_include_or_top_logprobs() -> None:
+    assert rin.logprobs_request({}) is None
+    assert rin.logprobs_request({"include": ["message.output_text.logprobs"]}) == 0
+    assert rin.logprobs_request({"include": ["reasoning.encrypted_content"]}) is None
+    assert rin.logprobs_request({"top_logprobs": 3}) == 3
