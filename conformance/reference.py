@@ -1,7 +1,8 @@
 """Validate superfluid's bodies against the published OpenAI and Ollama OpenAPI descriptions.
 
-The descriptions live in ../shared/reference (relative to the project root). Under CI=true a missing folder
-fails the tests that need it; elsewhere they skip with a visible reason.
+The descriptions live in ../shared/reference (relative to the project root), or where SUPERFLUID_REFERENCE_DIR
+says (a git worktree has no ../shared). Under CI=true a missing folder fails the tests that need it; elsewhere
+they skip with a visible reason.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ import jsonschema
 import pytest
 import yaml
 
-REFERENCE_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "reference"
+REFERENCE_DIR = Path(os.environ.get("SUPERFLUID_REFERENCE_DIR")
+                     or Path(__file__).resolve().parents[1].parent / "shared" / "reference")
+"""../shared/reference beside the checkout; SUPERFLUID_REFERENCE_DIR points elsewhere (a git worktree)."""
 
 
 def _load(name: str) -> dict[str, Any]:

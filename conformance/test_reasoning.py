@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
+from conformance.responses_checks import create, stream
 from conformance.server import DEFAULT_MODEL, RunningServer, start_server, stop_server
 
 THINKING_TEMPLATE = Path(__file__).parent / "templates" / "thinking.jinja"
@@ -125,3 +126,28 @@ def test_the_bundled_template_refuses_to_think(http: httpx.Client, model: str) -
     harmless = http.post("/v1/chat/completions", json={**body, "chat_template_kwargs": {"enable_thinking": False}})
     assert harmless.status_code == 200
     assert "reasoning_content" not in harmless.json()["choices"][0]["message"]
+
+
+# ---- the Responses API on the thinking template ---------------------------------------------------------------
+def _responses_body(**fields: Any) -> dict[str, Any]:
+    return {"model": DEFAULT_MODEL, "input": "What is 2+2?", "max_output_tokens": 24, "temperature": 0, **fields}
+
+
+def test_responses_reasoning_is_a_reasoning_item_and_its_summary_streams(thinking: httpx.Client) -> None:
+    reply = create(thinking, _responses_body(reasoning={"effort": "high"}))
+    reasoning = reply["output"][0]
+    assert reasoning["type"] == "reasoning"
+    summary = reasoning["summary"][0]["text"]
+    assert summary.strip() and "think>" not in summary
+    assert reply["usage"]["output_tokens_details"]["reasoning_tokens"] > 0
+    assert reply["reasoning"]["effort"] == "high"
+    _, events = stream(thinking, _responses_body(reasoning={"effort": "high"}))
+    deltas = [e["delta"] for e in events if e["type"] == "response.reasoning_summary_text.delta"]
+    assert len(deltas) > 1 and "".join(deltas) == summary
+    assert events[-1]["response"]["output"][0]["summary"][0]["text"] == summary
+
+
+def test_responses_reasoning_effort_none_turns_thinking_off(thinking: httpx.Client) -> None:
+    reply = create(thinking, _responses_body(reasoning={"effort": "none"}))
+    assert [item["type"] for item in reply["output"]] == ["message"]
+    assert reply["usage"]["output_tokens_details"]["reasoning_tokens"] == 0

@@ -19,7 +19,8 @@ def echoed_tools(body: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def base_response(body: dict[str, Any], *, response_id: str, created_at: int, model: str) -> dict[str, Any]:
-    """The response object before any output: status in_progress, and every request field it echoes."""
+    """The response object before any output: status in_progress, and every request field it echoes. ``usage``
+    arrives when the response ends (OpenAI's schema has no null for it)."""
     reasoning = body.get("reasoning") or {}
     parallel = body.get("parallel_tool_calls")
     store = body.get("store")
@@ -49,7 +50,6 @@ def base_response(body: dict[str, Any], *, response_id: str, created_at: int, mo
         "top_logprobs": body.get("top_logprobs"),
         "top_p": body.get("top_p"),
         "truncation": body.get("truncation") or "disabled",
-        "usage": None,
         "metadata": body.get("metadata") or {},
     }
     if isinstance(body.get("user"), str):
