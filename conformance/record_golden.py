@@ -12,7 +12,8 @@ Everything that changes from run to run is replaced by a placeholder before it i
 test_golden.py normalizes the live answer the same way before comparing. Volatile are: completion ids and
 ``created`` stamps, file system paths, the build string, prefix-cache counters (``cached_tokens``,
 ``superfluid.warm``, ``superfluid.cached``, the ``x-superfluid-warm`` header, the KV snapshot in /props),
-and, for models other than the default one, the fields that change once that model has been loaded.
+the Responses API's random ids (``resp_``, ``msg_``, ...), clocks and ``cache_write_tokens``, and, for models
+other than the default one, the fields that change once that model has been loaded.
 Generated text is never normalized: every generating request is greedy (temperature 0, fixed seed), so its
 text must come back identical whether the prompt is served cold or from the prefix cache.
 """
@@ -49,7 +50,15 @@ _VOLATILE_KEYS = {
     "cached_tokens": CACHED,
     "warm": CACHED,
     "cached": CACHED,
+    # Responses API: clocks, and prompt tokens prefilled rather than served from the cache.
+    "created_at": CREATED,
+    "completed_at": CREATED,
+    "cache_write_tokens": CACHED,
 }
+# Responses API ids are random: "<prefix>_" and hex digits, under these keys.
+RESPONSES_ID = "<responses-id>"
+_RESPONSES_ID_KEYS = ("id", "item_id", "call_id")
+_RESPONSES_ID_PREFIXES = ("resp_", "msg_", "rs_", "fc_", "fco_", "call_")
 # Counters of the /props KV snapshot that move with whatever else the server is doing.
 _KV_COUNTERS = ("busy", "waiting", "cached_tokens")
 # Parts of the /slots entry that describe live traffic rather than the server's shape.
@@ -60,6 +69,7 @@ _LOAD_STATE_META = ("n_ctx", "n_ctx_train")
 
 _GREEDY = {"temperature": 0, "seed": 7}
 _CHAT_MESSAGES = [{"role": "user", "content": "Name three primary colors."}]
+_RESPONSES_INPUT = "Name three primary colors."
 
 
 EXCHANGES: tuple[Exchange, ...] = (
@@ -110,6 +120,27 @@ EXCHANGES: tuple[Exchange, ...] = (
     Exchange("metrics", "Prometheus text; the transcript keeps the metric families, not their values.", "GET",
              "/metrics"),
     Exchange("metrics_v1", "The same metrics under /v1.", "GET", "/v1/metrics"),
+    # ---- Responses API ----
+    Exchange("responses_create", "A greedy response, cut by max_output_tokens (status incomplete).", "POST",
+             "/v1/responses", {"model": DEFAULT_MODEL, "input": _RESPONSES_INPUT, "max_output_tokens": 16,
+                               **_GREEDY}),
+    Exchange("responses_create_stream", "The same response as typed SSE events.", "POST", "/v1/responses",
+             {"model": DEFAULT_MODEL, "input": _RESPONSES_INPUT, "max_output_tokens": 16, "stream": True,
+              **_GREEDY}),
+    Exchange("responses_create_items", "Input as items, with instructions.", "POST",
+             "/v1/responses", {"model": DEFAULT_MODEL, "instructions": "Answer in one word.", "max_output_tokens": 32,
+                               "input": [{"role": "user", "content": [{"type": "input_text", "text": "Hi!"}]}],
+                               **_GREEDY}),
+    Exchange("responses_error_tool_type", "A tool type other than function is a 400 naming it.", "POST",
+             "/v1/responses", {"model": DEFAULT_MODEL, "input": "Hi", "tools": [{"type": "web_search"}]}),
+    Exchange("responses_error_unknown_previous", "previous_response_id naming no stored response is a 404.", "POST",
+             "/v1/responses", {"model": DEFAULT_MODEL, "input": "Hi", "previous_response_id": "resp_unknown"}),
+    Exchange("responses_get_unknown", "GET of a response that is not stored is a 404.", "GET",
+             "/v1/responses/resp_unknown"),
+    Exchange("responses_delete_unknown", "DELETE of a response that is not stored is a 404.", "DELETE",
+             "/v1/responses/resp_unknown"),
+    Exchange("responses_input_items_unknown", "The input items of a response that is not stored: 404.", "GET",
+             "/v1/responses/resp_unknown/input_items", query={"limit": "5"}),
 )
 
 
@@ -122,10 +153,13 @@ def normalize(value: Any) -> Any:
         return value
     out: dict[str, Any] = {}
     for key, item in value.items():
-        if key in _VOLATILE_KEYS and not isinstance(item, (dict, list)):
+        if key in _VOLATILE_KEYS and item is not None and not isinstance(item, (dict, list)):
             out[key] = _VOLATILE_KEYS[key]
         elif key == "id" and isinstance(item, str) and item.startswith(("chatcmpl-", "cmpl-")):
             out[key] = COMPLETION_ID
+        elif key in _RESPONSES_ID_KEYS and isinstance(item, str) and item.startswith(_RESPONSES_ID_PREFIXES) \
+                and item != "resp_unknown":
+            out[key] = RESPONSES_ID
         elif key == "kv_cache" and isinstance(item, dict):
             out[key] = {k: (COUNTER if k in _KV_COUNTERS else v) for k, v in item.items()}
         elif key in _SLOT_LIVE and "id_task" in value:
@@ -175,11 +209,14 @@ def sse_frames(text: str) -> list[Any]:
 
 
 def streamed_text(frames: Sequence[Any]) -> str:
-    """The reply a client assembles from the frames: chat deltas' content, or completion chunks' text."""
+    """The reply a client assembles from the frames: chat deltas' content, completion chunks' text, or Responses
+    output_text deltas."""
     parts: list[str] = []
     for frame in frames:
         if not isinstance(frame, dict):
             continue
+        if frame.get("type") == "response.output_text.delta":  # a Responses API event
+            parts.append(frame["delta"])
         for choice in frame.get("choices", ()):
             if "delta" in choice:
                 parts.append(choice["delta"].get("content") or "")

@@ -32,10 +32,13 @@ def _cached_tokens(observed: Observed) -> int | None:
     """The prefix-cache count the body reports (the terminal frame's, for a stream)."""
     body = observed.raw_body
     if isinstance(body, list):
-        body = next((f for f in reversed(body) if isinstance(f, dict) and "usage" in f), None)
-    if not isinstance(body, dict) or "usage" not in body:
+        body = next((f for f in reversed(body) if isinstance(f, dict) and "usage" in f), None) or next(
+            (f["response"] for f in reversed(body) if isinstance(f, dict) and "response" in f), None)
+    if not isinstance(body, dict) or not body.get("usage"):
         return None
-    return int(body["usage"]["prompt_tokens_details"]["cached_tokens"])
+    usage = body["usage"]
+    details = usage.get("prompt_tokens_details") or usage["input_tokens_details"]  # chat / Responses
+    return int(details["cached_tokens"])
 
 
 def _check_volatile_values(observed: Observed) -> None:
@@ -45,7 +48,11 @@ def _check_volatile_values(observed: Observed) -> None:
         assert observed.headers["x-superfluid-warm"] == str(cached), "x-superfluid-warm disagrees with the body"
     streamed = observed.headers.get("content-type", "").startswith("text/event-stream")
     frames = observed.raw_body if streamed and isinstance(observed.raw_body, list) else None
-    if frames is not None:
+    if frames is not None and frames and isinstance(frames[0], dict) and "sequence_number" in frames[0]:
+        # A Responses API stream: numbered events, one response id, no [DONE].
+        assert [f["sequence_number"] for f in frames] == list(range(len(frames)))
+        assert len({f["response"]["id"] for f in frames if "response" in f}) == 1
+    elif frames is not None:
         assert frames and frames[-1] == DONE, "a stream must end with data: [DONE]"
         chunks = [f for f in frames if isinstance(f, dict)]
         assert len({c["id"] for c in chunks}) == 1, "every chunk of one stream carries the same id"
@@ -92,3 +99,9 @@ def test_stream_and_non_stream_agree() -> None:
         final = [f for f in stream_response["frames"] if isinstance(f, dict)][-1]
         assert final["choices"][0]["finish_reason"] == choice["finish_reason"]
         assert final["usage"] == body["usage"]
+    # The Responses API: the terminal event carries the same response object.
+    streamed = load(SUITE.golden_path("responses_create_stream"))["response"]
+    plain = load(SUITE.golden_path("responses_create"))["response"]["body"]
+    final_response = streamed["frames"][-1]["response"]
+    assert streamed["text"] == "".join(p["text"] for p in plain["output"][0]["content"])
+    assert final_response == plain
