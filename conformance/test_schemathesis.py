@@ -27,7 +27,7 @@ MAX_CHOICES = 2
 EXAMPLES_PER_OPERATION = 30
 
 # Routes whose handlers run the decoder.
-GENERATION_PATHS = frozenset({"/v1/chat/completions", "/v1/completions"})
+GENERATION_PATHS = frozenset({"/v1/chat/completions", "/v1/completions", "/v1/responses"})
 
 _CONFIG = config(EXAMPLES_PER_OPERATION, {
     "body.model": {"dictionary": "models", "probability": 0.8},
@@ -52,6 +52,9 @@ def _prepare(case: schemathesis.Case[Any]) -> None:
         return
     body = generation_body(case, GENERATION_PATHS)
     if body is None:
+        return
+    if case.operation.path == "/v1/responses":
+        body["max_output_tokens"] = capped(body.get("max_output_tokens"), MAX_NEW_TOKENS)
         return
     body["max_tokens"] = capped(body.get("max_tokens"), MAX_NEW_TOKENS)
     if case.operation.path == "/v1/chat/completions":
