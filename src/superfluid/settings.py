@@ -37,36 +37,35 @@ def parse_override(text: str) -> KvOverride:
     return key, kind, value
 
 
-_DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_DURATION_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 _SIZE_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
+
+
+def _with_unit(text: str, units: dict[str, int], what: str, *, suffixes: tuple[str, ...] = ()) -> float:
+    """A non-negative number with an optional one-letter unit (then any of ``suffixes``), times the unit."""
+    raw = text.strip().lower()
+    for suffix in suffixes:
+        raw = raw.removesuffix(suffix)
+    unit = raw[-1:] if raw[-1:].isalpha() else ""
+    try:
+        if unit not in units:
+            raise ValueError
+        value = float(raw[: len(raw) - len(unit)])
+    except ValueError:
+        raise ValueError(f"expected {what}; got '{text}'") from None
+    if value < 0:
+        raise ValueError(f"{what.split(' such as')[0]} cannot be negative: '{text}'")
+    return value * units[unit]
 
 
 def parse_duration(text: str) -> float:
     """``90``, ``90s``, ``15m``, ``12h``, ``30d`` -> seconds; ValueError says what is wrong."""
-    raw = text.strip().lower()
-    unit = raw[-1:] if raw[-1:] in _DURATION_UNITS else "s"
-    number = raw[:-1] if raw[-1:] in _DURATION_UNITS else raw
-    try:
-        value = float(number)
-    except ValueError:
-        raise ValueError(f"expected a duration such as 3600, 90m, 12h or 30d; got '{text}'") from None
-    if value < 0:
-        raise ValueError(f"a duration cannot be negative: '{text}'")
-    return value * _DURATION_UNITS[unit]
+    return _with_unit(text, _DURATION_UNITS, "a duration such as 3600, 90m, 12h or 30d")
 
 
 def parse_size(text: str) -> int:
     """``1048576``, ``512K``, ``256M``, ``2G`` (powers of 1024; a trailing ``B``/``iB`` is allowed) -> bytes."""
-    raw = text.strip().lower().removesuffix("ib").removesuffix("b")
-    unit = raw[-1:] if raw[-1:] in _SIZE_UNITS and raw[-1:] else ""
-    number = raw[:-1] if unit else raw
-    try:
-        value = float(number)
-    except ValueError:
-        raise ValueError(f"expected a size such as 1048576, 512M or 2G; got '{text}'") from None
-    if value < 0:
-        raise ValueError(f"a size cannot be negative: '{text}'")
-    return int(value * _SIZE_UNITS[unit])
+    return int(_with_unit(text, _SIZE_UNITS, "a size such as 1048576, 512M or 2G", suffixes=("ib", "b")))
 
 
 @dataclass(frozen=True)

@@ -3,19 +3,14 @@ sessions directory."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import socket
-import threading
-import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from starlette.testclient import TestClient
 
 from superfluid.app import create_app
@@ -29,54 +24,12 @@ from superfluid.engine.types import (
     Usage,
 )
 from superfluid.errors import ContextLengthExceeded
-from superfluid.http.direct import expose_connection
 from superfluid.settings import Settings
 from superfluid.state import Bounds, State
-from tests.conftest import FakeServices
+from tests.conftest import FakeServices, ScriptedStream, served_by_uvicorn
 
 REPLY = [TextDelta(0, reasoning="thinking "), TextDelta(0, content="Hel"), TextDelta(0, content="lo"),
          TextDelta(0, tool_calls=(ToolCallDelta(0, "call_1", "f", '{"x": 1}'),))]
-
-
-class _Stream:
-    """GenerationStream's face: deltas go to the direct hook from another thread (as the engine thread sends
-    them) or through the iterator; Finished always through the iterator, after them."""
-
-    prompt_tokens = 12
-
-    def __init__(self, deltas: list[TextDelta], direct: Any) -> None:
-        loop = asyncio.get_running_loop()
-        self._deltas, self._direct = deltas, direct
-        self.cached_tokens = 5
-        self._done: asyncio.Future[None] = loop.create_future()
-        if direct is None:
-            self._done.set_result(None)
-            return
-
-        def produce() -> None:
-            for delta in deltas:
-                direct(delta)
-            loop.call_soon_threadsafe(self._done.set_result, None)
-
-        threading.Thread(target=produce, daemon=True).start()
-
-    async def admitted(self) -> int:
-        return 5
-
-    async def timed_events(self, keepalive_s: float | None) -> AsyncIterator[TextDelta | Finished | None]:
-        if self._direct is None:
-            for delta in self._deltas:
-                yield delta
-        await self._done
-        yield Finished(0, "stop", Usage(12, len(self._deltas), 5, reasoning_tokens=1))
-
-    async def events(self) -> AsyncIterator[TextDelta | Finished]:
-        async for event in self.timed_events(None):
-            if event is not None:
-                yield event
-
-    def cancel(self) -> None:
-        pass
 
 
 class _Model:
@@ -96,10 +49,11 @@ class _Model:
         return PreparedPrompt(tokens=tuple(range(12)))
 
     def generate(self, request: GenerationRequest, prepared: PreparedPrompt | None = None,
-                 direct: Any = None) -> _Stream:
+                 direct: Any = None) -> ScriptedStream:
         self.requests.append(request)
         self.hooks.append(direct)
-        return _Stream(REPLY, direct)
+        return ScriptedStream(REPLY, direct, cached_tokens=5,
+                              finished=Finished(0, "stop", Usage(12, len(REPLY), 5, reasoning_tokens=1)))
 
 
 class _Services(FakeServices):
@@ -278,20 +232,8 @@ def _normalized(frames: list[dict[str, Any]]) -> str:
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, _Services]]:
     settings = Settings(keepalive_s=30)
     services = _Services(settings, tmp_path_factory.mktemp("served"))
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    app = expose_connection(create_app(settings, services=services))  # type: ignore[arg-type]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}", services
-    server.should_exit = True
-    thread.join(timeout=10)
+    with served_by_uvicorn(settings, services) as base_url:
+        yield base_url, services
 
 
 def test_a_direct_stream_sends_what_the_loop_path_sends(served: tuple[str, _Services],

@@ -13,21 +13,19 @@ import json
 import socket
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from starlette.testclient import TestClient
 
 from superfluid.app import create_app
-from superfluid.engine.types import Finished, GenerationRequest, TextDelta, Usage
-from superfluid.http.connections import ConnectionLimits, protocol_class
-from superfluid.http.direct import ChunkWriter, DeltaHook, direct_connection, expose_connection
+from superfluid.engine.types import GenerationRequest, TextDelta
+from superfluid.http.direct import ChunkWriter, DeltaHook, direct_connection
 from superfluid.settings import Settings
-from tests.conftest import FakeServices
+from tests.conftest import FakeServices, ScriptedStream, served_by_uvicorn
 
 
 def _read_all(sock: socket.socket) -> bytes:
@@ -141,59 +139,19 @@ def test_without_a_uvicorn_connection_there_is_no_direct_path() -> None:
 DELTAS = [TextDelta(0, content=f"w{i} ", completion_tokens=i + 1) for i in range(300)]
 
 
-class _Stream:
-    """Stands in for GenerationStream. With a direct hook the deltas go to it from another thread, as the engine
-    thread does, and start before the response head is out; the terminal event comes through the loop after."""
-
-    prompt_tokens = 3
-    cached_tokens = 0
-
-    def __init__(self, deltas: list[TextDelta], direct: Any, admit_delay_s: float = 0.0) -> None:
-        loop = asyncio.get_running_loop()
-        self._deltas = deltas
-        self._direct = direct
-        self._admit_delay_s = admit_delay_s
-        self.cancelled = False
-        self._done: asyncio.Future[None] = loop.create_future()
-        if direct is None:
-            self._done.set_result(None)
-            return
-
-        def produce() -> None:
-            for delta in deltas:
-                direct(delta)
-            loop.call_soon_threadsafe(self._done.set_result, None)
-
-        threading.Thread(target=produce, daemon=True).start()
-
-    async def admitted(self) -> int:
-        await asyncio.sleep(self._admit_delay_s)
-        return 0
-
-    async def timed_events(self, keepalive_s: float | None) -> AsyncIterator[TextDelta | Finished | None]:
-        if self._direct is None:
-            for delta in self._deltas:
-                yield delta
-        await self._done
-        yield Finished(0, "length", Usage(3, len(self._deltas), 0))
-
-    def cancel(self) -> None:
-        self.cancelled = True
-
-
 class _Model:
     id = "fake"
     llama = SimpleNamespace(meta=SimpleNamespace(n_vocab=100))
 
     def __init__(self) -> None:
         self.hooks: list[Any] = []
-        self.streams: list[_Stream] = []
+        self.streams: list[ScriptedStream] = []
         self.deltas = DELTAS
         self.admit_delay_s = 0.0
 
-    def generate(self, request: GenerationRequest, direct: Any = None) -> _Stream:
+    def generate(self, request: GenerationRequest, direct: Any = None) -> ScriptedStream:
         self.hooks.append(direct)
-        self.streams.append(_Stream(self.deltas, direct, self.admit_delay_s))
+        self.streams.append(ScriptedStream(self.deltas, direct, admit_delay_s=self.admit_delay_s))
         return self.streams[-1]
 
 
@@ -223,21 +181,8 @@ def served() -> Iterator[tuple[str, _Services]]:
     connection exposed."""
     settings = Settings(keepalive_s=30)
     services = _Services(settings)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    app = expose_connection(create_app(settings, services=services))  # type: ignore[arg-type]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                           http=protocol_class(ConnectionLimits())))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}", services
-    server.should_exit = True
-    thread.join(timeout=10)
+    with served_by_uvicorn(settings, services) as base_url:
+        yield base_url, services
 
 
 ROUTES = {
