@@ -154,18 +154,18 @@ def test_text_format_becomes_a_grammar() -> None:
 ])
 def test_reasoning_effort_as_the_template_takes_it(effort: str | None, variables: set[str], thinks: bool,
                                                    expected: dict[str, Any]) -> None:
-    assert rin.reasoning_kwargs(effort, _template(variables, thinks)) == expected
+    assert rin.reasoning_kwargs(effort, _template(variables, thinks), "m") == expected
 
 
 def test_reasoning_on_a_model_that_does_not_think_is_a_400() -> None:
     with pytest.raises(UnsupportedParameter) as caught:
-        rin.reasoning_kwargs("high", _template(set()))
+        rin.reasoning_kwargs("high", _template(set()), "m")
     assert caught.value.param == "reasoning.effort"
 
 
 def test_superfluid_template_extensions_win_over_reasoning() -> None:
     body = {"reasoning": {"effort": "low"}, "chat_template_kwargs": {"enable_thinking": False}}
-    assert rin.template_kwargs(body, _template({"enable_thinking"}, True)) == {"enable_thinking": False}
+    assert rin.template_kwargs(body, _template({"enable_thinking"}, True), "m") == {"enable_thinking": False}
 
 
 def test_log_probabilities_follow_include_or_top_logprobs() -> None:

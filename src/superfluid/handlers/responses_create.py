@@ -59,7 +59,7 @@ async def create_response(body: dict[str, Any]) -> Response:
         model=model.id,
         prompt=ChatPrompt(messages=rin.chat_messages(items, instructions=body.get("instructions"),
                                                      model_id=model.id, history=history),
-                          template_kwargs=rin.template_kwargs(body, model.template)),
+                          template_kwargs=rin.template_kwargs(body, model.template, model.id)),
         sampling=params.sampling(body, n_vocab=model.llama.meta.n_vocab),
         max_tokens=body.get("max_output_tokens"),
         constraint=rin.text_constraint(body),

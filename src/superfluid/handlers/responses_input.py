@@ -20,6 +20,7 @@ from superfluid.engine.models.chat_template import ChatTemplate
 from superfluid.engine.types import ChatMessage
 from superfluid.errors import InvalidRequest, UnsupportedParameter
 from superfluid.handlers import chat
+from superfluid.handlers.conversation import refuse_thinking
 
 ROLES = frozenset({"user", "assistant", "system", "developer"})
 _ITEM_PREFIX = {"message": "msg", "function_call": "fc", "function_call_output": "fco", "reasoning": "rs"}
@@ -204,15 +205,15 @@ def text_constraint(body: dict[str, Any]) -> Constraint | None:
     return chat.format_constraint(str(fmt.get("type")), fmt, param="text.format")
 
 
-def template_kwargs(body: dict[str, Any], template: ChatTemplate) -> dict[str, Any]:
+def template_kwargs(body: dict[str, Any], template: ChatTemplate, model_id: str) -> dict[str, Any]:
     """reasoning.effort as the model's template can take it, then superfluid's own extensions
     (``enable_thinking``, ``chat_template_kwargs``; those win), as chat reads them."""
-    kwargs = reasoning_kwargs((body.get("reasoning") or {}).get("effort"), template)
+    kwargs = reasoning_kwargs((body.get("reasoning") or {}).get("effort"), template, model_id)
     kwargs.update(chat.template_kwargs({k: body.get(k) for k in ("enable_thinking", "chat_template_kwargs")}))
     return kwargs
 
 
-def reasoning_kwargs(effort: str | None, template: ChatTemplate) -> dict[str, Any]:
+def reasoning_kwargs(effort: str | None, template: ChatTemplate, model_id: str) -> dict[str, Any]:
     """A template that reads ``reasoning_effort`` gets the level; one that only switches thinking gets
     ``enable_thinking`` (false for "none"); asking a model that does not think to think is a 400."""
     if effort is None:
@@ -221,11 +222,8 @@ def reasoning_kwargs(effort: str | None, template: ChatTemplate) -> dict[str, An
         return {"enable_thinking": False} if "enable_thinking" in template.variables else {}
     if "reasoning_effort" in template.variables:
         return {"reasoning_effort": effort}
-    if template.thinks:
-        return {"enable_thinking": True} if "enable_thinking" in template.variables else {}
-    raise UnsupportedParameter(f"this model does not reason: its chat template '{template.name}' reads no "
-                               f"reasoning level or thinking switch (reasoning.effort: \"{effort}\")",
-                               param="reasoning.effort")
+    refuse_thinking(model_id, {"enable_thinking": template.thinks}, param="reasoning.effort")
+    return {"enable_thinking": True} if "enable_thinking" in template.variables else {}
 
 
 def logprobs_request(body: dict[str, Any]) -> int | None:
