@@ -15,16 +15,24 @@ from typing import Any
 from connexion import context
 from starlette.responses import JSONResponse, Response
 
-from superfluid.engine.models.served_model import ServedModel
+from superfluid.engine.models.served_model import ServedModel, is_light
 from superfluid.engine.scheduling.stream import GenerationStream
 from superfluid.engine.types import ChatMessage, ChatPrompt, GenerationRequest, PreparedPrompt, TextDelta
 from superfluid.errors import ContextLengthExceeded, InvalidRequest, NotFound, SuperfluidError, UnsupportedParameter
 from superfluid.handlers import openai_params as params
 from superfluid.handlers import responses_input as rin
 from superfluid.handlers import responses_shapes as shapes
-from superfluid.handlers.context import now, qos_and_invariance, services, unless_client_leaves
+from superfluid.handlers.context import (
+    admitted,
+    now,
+    qos_and_invariance,
+    request_body,
+    services,
+    unless_client_leaves,
+)
 from superfluid.handlers.responses_render import ResponseRender, error_event
 from superfluid.http.direct import DeltaStream
+from superfluid.http.offload import offload_of
 from superfluid.http.streams import StreamItem, sse
 from superfluid.state import ResponseStore
 
@@ -47,7 +55,8 @@ class _Saver:
             await self.store.put(response, self.items)
 
 
-async def create_response(body: dict[str, Any]) -> Response:
+async def create_response() -> Response:
+    body = request_body()
     svc = services()
     for name, why in _NOT_SERVED.items():
         if body.get(name):
@@ -68,25 +77,21 @@ async def create_response(body: dict[str, Any]) -> Response:
         qos=qos,
         batch_invariant=invariant,
     )
-    request, prepared = _prepare(model, request, auto_truncate=body.get("truncation") == "auto")
+    request, prepared = await _prepare(model, request, auto_truncate=body.get("truncation") == "auto")
     base = shapes.base_response(body, response_id=rin.new_id("resp"), created_at=now(), model=model.id)
     saver = _Saver(svc.state.responses if body.get("store", True) is not False else None, items)
     stream = bool(body.get("stream"))
     render = ResponseRender(base, stream=stream, logprobs=request.logprobs is not None)
     if not stream:
         generation = model.generate(request, prepared)
-        final = await unless_client_leaves(_collect(generation, render), generation.cancel)
+        final = await unless_client_leaves(_collect(generation, render), generation)
         await saver.save(final)
         cached = final["usage"]["input_tokens_details"]["cached_tokens"]
         return JSONResponse(final, headers={"x-superfluid-warm": str(cached)})
     lead = render.lead()  # numbered before the engine can render the first delta
     out = DeltaStream(context.scope)
     generation = model.generate(request, prepared, direct=out.hook(render.delta))
-    try:
-        warm = await generation.admitted()
-    except BaseException:
-        generation.cancel()
-        raise
+    warm = await admitted(generation)
     frames = sse(_events(generation, render, saver, svc.settings.keepalive_s), keepalive_s=None,
                  error_frame=lambda exc: render.numbered(error_event(exc)), done_marker=False,
                  event_name=lambda frame: str(frame.get("type")))
@@ -111,9 +116,18 @@ async def _conversation(body: dict[str, Any], store: ResponseStore) -> tuple[lis
     return history + new, len(history)
 
 
-def _prepare(model: ServedModel, request: GenerationRequest, *, auto_truncate: bool
-             ) -> tuple[GenerationRequest, PreparedPrompt]:
-    """Template and tokenize. ``truncation: auto`` drops the oldest turns (never the instructions or the last
+async def _prepare(model: ServedModel, request: GenerationRequest, *, auto_truncate: bool
+                   ) -> tuple[GenerationRequest, PreparedPrompt]:
+    """Template and tokenize, on a preparation worker unless the request is light (as start_generation does)."""
+    pool = offload_of(context.scope)
+    if pool is None or is_light(request):
+        return _fit(model, request, auto_truncate)
+    return await pool.run(_fit, model, request, auto_truncate)
+
+
+def _fit(model: ServedModel, request: GenerationRequest, auto_truncate: bool
+         ) -> tuple[GenerationRequest, PreparedPrompt]:
+    """The prepared prompt. ``truncation: auto`` drops the oldest turns (never the instructions or the last
     user turn) until the prompt fits the context window; otherwise a prompt that does not fit is a 400."""
     while True:
         try:
