@@ -258,3 +258,28 @@ def test_a_direct_stream_sends_what_the_loop_path_sends(served: tuple[str, _Serv
         stored = http.get(f"/v1/responses/{final['id']}").json()
     stored["created_at"] = stored["completed_at"] = 0
     assert stored == final  # committed before response.completed went out
+
+
+# ---- keys and --nonstream-keepalive ------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def keyed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    settings = Settings(keepalive_s=30, api_keys=("key-one", "key-two"), nonstream_keepalive_s=0.05)
+    services = _Services(settings, tmp_path_factory.mktemp("keyed"))
+    with TestClient(create_app(settings, services=services), raise_server_exceptions=False) as client:  # type: ignore[arg-type]
+        yield client
+
+
+def test_a_stored_response_belongs_to_the_key_that_made_it(keyed: TestClient) -> None:
+    one, two = {"Authorization": "Bearer key-one"}, {"Authorization": "Bearer key-two"}
+    created = keyed.post("/v1/responses", json={"model": "fake", "input": "Hi"}, headers=one)
+    assert created.status_code == 200, created.text
+    response_id = json.loads(created.text)["id"]  # leading spaces (the keep-alive padding) are valid JSON
+    assert created.headers["x-superfluid-keepalive"] == "whitespace"
+    assert keyed.get(f"/v1/responses/{response_id}", headers=one).status_code == 200
+    for path in (f"/v1/responses/{response_id}", f"/v1/responses/{response_id}/input_items"):
+        assert keyed.get(path, headers=two).status_code == 404
+    assert keyed.delete(f"/v1/responses/{response_id}", headers=two).status_code == 404
+    other = keyed.post("/v1/responses", json={"model": "fake", "input": "Hi", "previous_response_id": response_id},
+                       headers=two)
+    assert other.status_code == 404 and json.loads(other.text)["error"]["param"] == "previous_response_id"
+    assert keyed.delete(f"/v1/responses/{response_id}", headers=one).status_code == 200

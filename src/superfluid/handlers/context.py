@@ -149,17 +149,29 @@ async def json_reply(generation: GenerationStream, render: Callable[[GenerationR
     """A non-streaming generation's reply: ``render(result)`` as JSON once it is done; or, under
     --nonstream-keepalive, 200 committed at admission and spaces until that JSON (http/keepalive.py). With
     ``warm_header`` the reply carries x-superfluid-warm (prompt tokens served from the prefix cache)."""
+
+    async def produce() -> tuple[dict[str, Any], int]:
+        result = await generation.collect()
+        return render(result), result.cached_tokens
+
+    return await json_reply_of(generation, produce, warm_header=warm_header)
+
+
+async def json_reply_of(generation: GenerationStream,
+                        produce: Callable[[], Coroutine[Any, Any, tuple[dict[str, Any], int]]], *,
+                        warm_header: bool = True) -> Response:
+    """``json_reply`` for a handler that reads the generation its own way: ``produce()`` runs it to the end and
+    returns the body and the prompt tokens served from the prefix cache."""
     interval = services().settings.nonstream_keepalive_s
     if not interval:
-        result = await collect(generation)
-        headers = {"x-superfluid-warm": str(result.cached_tokens)} if warm_header else None
-        return JSONResponse(render(result), headers=headers)
+        body, cached = await unless_client_leaves(produce(), generation)
+        return JSONResponse(body, headers={"x-superfluid-warm": str(cached)} if warm_header else None)
     warm = await admitted(generation)
 
-    async def body() -> dict[str, Any]:
-        return render(await generation.collect())
+    async def padded() -> dict[str, Any]:
+        return (await produce())[0]
 
-    return PaddedJSONResponse(body(), interval_s=interval, on_abandon=generation.cancel,
+    return PaddedJSONResponse(padded(), interval_s=interval, on_abandon=generation.cancel,
                               headers={"x-superfluid-warm": str(warm)} if warm_header else None)
 
 

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from connexion import context
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from superfluid.engine.models.served_model import ServedModel, is_light
 from superfluid.engine.scheduling.stream import GenerationStream
@@ -24,11 +24,12 @@ from superfluid.handlers import responses_input as rin
 from superfluid.handlers import responses_shapes as shapes
 from superfluid.handlers.context import (
     admitted,
+    json_reply_of,
+    key_id,
     now,
     qos_and_invariance,
     request_body,
     services,
-    unless_client_leaves,
 )
 from superfluid.handlers.responses_render import ResponseRender, error_event
 from superfluid.http.direct import DeltaStream
@@ -45,14 +46,16 @@ _NOT_SERVED = {
 
 @dataclasses.dataclass(frozen=True)
 class _Saver:
-    """Where a finished response goes: the store with its input items, or nowhere (``store: false``)."""
+    """Where a finished response goes: the store with its input items, owned by the request's API key, or nowhere
+    (``store: false``)."""
 
     store: ResponseStore | None
     items: list[dict[str, Any]]
+    owner: str | None
 
     async def save(self, response: dict[str, Any]) -> None:
         if self.store is not None:
-            await self.store.put(response, self.items)
+            await self.store.put(response, self.items, owner=self.owner)
 
 
 async def create_response() -> Response:
@@ -63,7 +66,7 @@ async def create_response() -> Response:
             raise UnsupportedParameter(why, param=name)
     model = await svc.models.get(body["model"])
     qos, invariant = qos_and_invariance()
-    items, history = await _conversation(body, svc.state.responses)
+    items, history = await _conversation(body, svc.state.responses, key_id())
     request = GenerationRequest(
         model=model.id,
         prompt=ChatPrompt(messages=rin.chat_messages(items, instructions=body.get("instructions"),
@@ -79,15 +82,18 @@ async def create_response() -> Response:
     )
     request, prepared = await _prepare(model, request, auto_truncate=body.get("truncation") == "auto")
     base = shapes.base_response(body, response_id=rin.new_id("resp"), created_at=now(), model=model.id)
-    saver = _Saver(svc.state.responses if body.get("store", True) is not False else None, items)
+    saver = _Saver(svc.state.responses if body.get("store", True) is not False else None, items, key_id())
     stream = bool(body.get("stream"))
     render = ResponseRender(base, stream=stream, logprobs=request.logprobs is not None)
     if not stream:
         generation = model.generate(request, prepared)
-        final = await unless_client_leaves(_collect(generation, render), generation)
-        await saver.save(final)
-        cached = final["usage"]["input_tokens_details"]["cached_tokens"]
-        return JSONResponse(final, headers={"x-superfluid-warm": str(cached)})
+
+        async def produce() -> tuple[dict[str, Any], int]:
+            final = await _collect(generation, render)
+            await saver.save(final)  # committed before the body goes out
+            return final, int(final["usage"]["input_tokens_details"]["cached_tokens"])
+
+        return await json_reply_of(generation, produce)
     lead = render.lead()  # numbered before the engine can render the first delta
     out = DeltaStream(context.scope)
     generation = model.generate(request, prepared, direct=out.hook(render.delta))
@@ -99,12 +105,14 @@ async def create_response() -> Response:
                         headers={"cache-control": "no-cache", "x-superfluid-warm": str(warm)})
 
 
-async def _conversation(body: dict[str, Any], store: ResponseStore) -> tuple[list[dict[str, Any]], int]:
-    """The items the prompt is built from (the previous response's, then the input), and how many came first."""
+async def _conversation(body: dict[str, Any], store: ResponseStore, owner: str | None
+                        ) -> tuple[list[dict[str, Any]], int]:
+    """The items the prompt is built from (the previous response's, then the input), and how many came first. A
+    previous response is found only by the key that stored it."""
     history: list[dict[str, Any]] = []
     previous = body.get("previous_response_id")
     if previous:
-        found = await store.conversation(previous)
+        found = await store.conversation(previous, owner=owner)
         if found is None:
             raise NotFound(f"no stored response '{previous}': it is unknown, deleted, expired, or was created "
                            "with store: false", param="previous_response_id")
