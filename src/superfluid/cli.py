@@ -11,7 +11,7 @@ from pathlib import Path
 
 from superfluid import __version__
 from superfluid.engine.models.chat_template import BUILTIN_TEMPLATES
-from superfluid.engine.models.model_sources import DEFAULT_MODEL, ModelSourceError
+from superfluid.engine.models.model_sources import DEFAULT_MODEL, ModelSourceError, default_references
 from superfluid.http.access import AccessControl
 from superfluid.http.access_log import LOG_FORMATS, configure_logging
 from superfluid.http.keys import KeyPolicyError
@@ -52,8 +52,9 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="serve models over the OpenAI, Anthropic and Ollama APIs")
     serve.add_argument("models", nargs="*", metavar="MODEL",
-                       help=f"bundled id, path to a .gguf, or owner/repo[:QUANT] (default: {DEFAULT_MODEL}); "
-                            "the first is the default model")
+                       help=f"bundled id, path to a .gguf, or owner/repo[:QUANT] (default without --models: "
+                            f"{DEFAULT_MODEL} and the bundled embedding and Whisper models); the first is the "
+                            "default model")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=DEFAULT_PORT)
     serve.add_argument("-c", "--ctx-size", type=int, default=0,
@@ -90,6 +91,14 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--override-kv", action="append", default=[], type=_override, metavar="KEY=TYPE:VALUE",
                        help="override a GGUF metadata key for every model (repeatable), e.g. "
                             "tokenizer.ggml.add_bos_token=bool:false; TYPE is int, float, bool or str")
+    serve.add_argument("--embedding", "--embeddings", action="store_true",
+                       help="serve llama.cpp models for embeddings only (llama-server's flag); a chat model also "
+                            "needs --pooling")
+    serve.add_argument("--pooling", choices=["mean", "cls", "last"], default=None,
+                       help="pooling of embedding models (default: the GGUF's)")
+    serve.add_argument("--audio-concurrency", type=_positive_int, default=1,
+                       help="transcriptions run at once per Whisper model; more wait their turn")
+    serve.add_argument("--audio-threads", type=int, default=0, help="CPU threads per transcription (0: all cores)")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     # Limits against hostile or oversized input (docs/limits.md).
     serve.add_argument("--max-json-depth", type=_positive_int, default=128,
@@ -170,7 +179,7 @@ def _team_flags(serve: argparse.ArgumentParser) -> None:
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
     return Settings(
-        models=tuple(args.models) or (() if args.models_file else (DEFAULT_MODEL,)),
+        models=tuple(args.models) or (() if args.models_file else default_references()),
         host=args.host,
         port=args.port,
         ctx_size=args.ctx_size,
@@ -215,6 +224,10 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         sessions_dir=args.sessions,
         responses_max_age_s=args.responses_max_age,
         responses_max_bytes=args.responses_max_bytes,
+        embedding=args.embedding,
+        pooling=args.pooling,
+        audio_concurrency=args.audio_concurrency,
+        audio_threads=args.audio_threads,
     )
 
 

@@ -162,3 +162,13 @@ class Settings:
     """Stored responses older than this are removed; 0 keeps them for ever."""
     responses_max_bytes: int = 1024**3
     """Stored responses past this many bytes are removed, oldest first; 0 means no bound."""
+
+    # ---- embeddings and speech (docs/embeddings.md, docs/audio.md) ----
+    embedding: bool = False
+    """Serve llama.cpp models for embeddings only, as llama-server's --embedding does."""
+    pooling: str | None = None
+    """Pooling of embedding models: mean, cls or last; None takes the GGUF's (--pooling)."""
+    audio_concurrency: int = 1
+    """Transcriptions run at once per Whisper model, each on a worker thread; more wait their turn."""
+    audio_threads: int = 0
+    """CPU threads one transcription uses (CTranslate2 intra_threads); 0 uses every core."""

@@ -23,8 +23,9 @@ def _samples(metrics: Metrics) -> dict[tuple[str, tuple[tuple[str, str], ...]], 
 
 def _served() -> Any:
     scheduler = SimpleNamespace(snapshot=lambda: {"lanes": 4, "busy": 1, "waiting": 2, "cached_tokens": 300},
-                                queued_by_qos={"interactive": 1, "completion": 0, "agent": 0, "background": 1})
-    return SimpleNamespace(scheduler=scheduler, llama=SimpleNamespace(kv_size=1000))
+                                queued_by_qos={"interactive": 1, "completion": 0, "agent": 0, "background": 1},
+                                model=SimpleNamespace(kv_size=1000))
+    return SimpleNamespace(scheduler=scheduler)
 
 
 def test_request_counters_and_refusals_by_code() -> None:

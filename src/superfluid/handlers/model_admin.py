@@ -11,7 +11,7 @@ from typing import Any
 
 from superfluid.engine.models import catalog
 from superfluid.engine.models.model_sources import ModelSourceError
-from superfluid.engine.models.registry import RUNTIMES
+from superfluid.engine.models.runtimes import RUNTIMES
 from superfluid.errors import EngineFailure, InvalidRequest, ModelNotFound, NotFound, UnsupportedRuntime
 from superfluid.handlers.context import services
 from superfluid.handlers.models import describe
@@ -36,13 +36,21 @@ async def load(body: dict[str, Any]) -> dict[str, Any]:
         if given:
             raise InvalidRequest(f"model '{model_id}' is already known; its {given[0]} is set where it was "
                                  "declared", param=given[0])
-    try:
-        await svc.models.load(model_id)
-    except EngineFailure as exc:
+    model_runtime = svc.models.entry(model_id).source.runtime
+    if runtime is not None and runtime != model_runtime:
         if added is not None:
             svc.models.forget(added)
-        raise UnsupportedRuntime(f"the llamacpp runtime cannot read model '{reference}': {exc.message}",
-                                 param="model") from None
+        raise UnsupportedRuntime(f"model '{reference}' runs on the {model_runtime} runtime, not {runtime}",
+                                 param="runtime")
+    try:
+        await svc.models.load(model_id)
+    except Exception as exc:
+        if added is not None:
+            svc.models.forget(added)
+        if isinstance(exc, EngineFailure):
+            raise UnsupportedRuntime(f"the {model_runtime} runtime cannot read model '{reference}': "
+                                     f"{exc.message}", param="model") from None
+        raise
     return await describe(model_id)
 
 

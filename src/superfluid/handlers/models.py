@@ -48,13 +48,13 @@ async def describe(model_id: str) -> dict[str, Any]:
         "loaded": served is not None,
         "meta": {
             "n_ctx": profile.n_ctx,
-            "n_ctx_train": profile.meta.n_ctx_train,
-            "n_params": profile.meta.n_params,
-            "size": profile.meta.size_bytes,
+            "n_ctx_train": profile.n_ctx_train,
+            "n_params": profile.n_params,
+            "size": profile.size_bytes,
             "path": str(profile.path),
         },
-        "architecture": {"input_modalities": ["text"], "family": profile.meta.architecture},
-        "runtime": RUNTIME,
+        "architecture": {"input_modalities": list(profile.input_modalities), "family": profile.family},
+        "runtime": profile.runtime,
         "capabilities": profile.capabilities(),
     }
 

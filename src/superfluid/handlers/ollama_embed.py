@@ -1,36 +1,54 @@
-"""POST /api/embed and POST /api/embeddings: request checks and model checks for Ollama's embedding routes.
+"""POST /api/embed (normalized vectors) and POST /api/embeddings (the legacy single prompt, unnormalized).
 
-No model this server can load computes embeddings yet (the embeddings issue brings that), so once a request
-is valid the answer is a 400 for a generation model. An empty input, which preloads an embedding model in
-Ollama, gets the same answer: a generation model has nothing to preload for these routes.
+An empty input preloads the model, as in Ollama. /api/embed truncates an input over the window unless
+``truncate`` is false; /api/embeddings always truncates (it has no switch). ``dimensions`` keeps the first
+components and normalizes again.
 """
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
+import time
+from typing import Any
 
-from superfluid.errors import RouteNotServed, UnsupportedModel
+from superfluid.engine.embedding import vectors
+from superfluid.engine.embedding.model import EmbeddingModel
 from superfluid.handlers import ollama_params as params
 from superfluid.handlers.context import services
 
 
-async def _refuse(body: dict[str, Any], route: str) -> NoReturn:
+async def _model(body: dict[str, Any]) -> EmbeddingModel:
     options = params.read_options(body.get("options"))
     svc = services()
     model_id = params.model_id(body["model"], svc.models.sources)
-    profile = await svc.models.profile(model_id)
-    options.check_window(model_id, profile.n_ctx)
-    if not profile.capabilities()["workload"]["embedding"]:
-        raise UnsupportedModel(f"model '{model_id}' serves no embeddings: it is a generation model", param="model")
-    raise RouteNotServed(f"model '{model_id}' is an embedding model, but this server does not compute "
-                         f"embeddings yet ({route})")
+    model = await svc.models.embedder(model_id)
+    options.check_window(model_id, model.n_ctx)
+    return model
 
 
-async def embed(body: dict[str, Any]) -> NoReturn:
+async def embed(body: dict[str, Any]) -> dict[str, Any]:
     params.refuse_unknown(body, params.EMBED_FIELDS)
-    await _refuse(body, "/api/embed")
+    started = time.monotonic_ns()
+    model = await _model(body)
+    raw = body["input"]
+    texts = [raw] if isinstance(raw, str) else list(raw)
+    if texts in ([], [""]):
+        return {"model": model.id, "embeddings": [], "total_duration": time.monotonic_ns() - started,
+                "prompt_eval_count": 0}
+    truncate = body.get("truncate")
+    tokens = model.prepare(texts, truncate=truncate is None or bool(truncate))
+    pooled = await model.embed(tokens)
+    dimensions = body.get("dimensions")
+    out = [vectors.normalize(vectors.truncate(vectors.normalize(v), dimensions)).tolist() for v in pooled]
+    return {"model": model.id, "embeddings": out, "total_duration": time.monotonic_ns() - started,
+            "prompt_eval_count": sum(len(t) for t in tokens)}
 
 
-async def embeddings(body: dict[str, Any]) -> NoReturn:
+async def embeddings(body: dict[str, Any]) -> dict[str, Any]:
     params.refuse_unknown(body, params.EMBEDDINGS_FIELDS)
-    await _refuse(body, "/api/embeddings")
+    model = await _model(body)
+    prompt = body.get("prompt") or ""
+    if not prompt:
+        return {"embedding": []}
+    tokens = model.prepare([prompt], truncate=True, param="prompt", indexed=False)
+    (pooled,) = await model.embed(tokens)
+    return {"embedding": pooled.tolist()}

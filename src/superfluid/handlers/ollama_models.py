@@ -9,6 +9,8 @@ from starlette.responses import PlainTextResponse
 
 from superfluid import __version__
 from superfluid.engine.models.profile import ModelProfile
+from superfluid.engine.models.runtimes import AnyProfile
+from superfluid.errors import SuperfluidError
 from superfluid.handlers import ollama_params as params
 from superfluid.handlers.context import services
 from superfluid.handlers.ollama_replies import rfc3339
@@ -32,9 +34,18 @@ def _entry(model_id: str) -> dict[str, Any]:
 
 
 async def tags() -> dict[str, Any]:
+    """Every known model; each entry also names its capabilities (an extension), read from metadata only."""
     svc = services()
     modified = rfc3339(svc.started_at)
-    return {"models": [{**_entry(model_id), "modified_at": modified} for model_id in svc.models.sources]}
+    out = []
+    for model_id in svc.models.sources:
+        entry = {**_entry(model_id), "modified_at": modified}
+        try:
+            entry["capabilities"] = capabilities(await svc.models.profile(model_id))
+        except SuperfluidError:
+            entry["capabilities"] = []  # an unreadable file: listed, with nothing claimed about it
+        out.append(entry)
+    return {"models": out}
 
 
 async def ps() -> dict[str, Any]:
@@ -43,11 +54,13 @@ async def ps() -> dict[str, Any]:
                        for model_id, served in loaded.items()]}
 
 
-def capabilities(profile: ModelProfile) -> list[str]:
+def capabilities(profile: AnyProfile) -> list[str]:
     """Ollama's capability names for what this server serves on the model. Tool calls work on every chat
-    model (in the template's own format, or a generic JSON format), so "tools" goes with "completion"."""
+    model (in the template's own format, or a generic JSON format), so "tools" goes with "completion".
+    Whisper models, which Ollama has no name for, are "transcription" (and "translation" when multilingual)."""
     described = profile.capabilities()
     dialect = described["dialect"]
+    modalities = described.get("modalities", {})
     out = []
     if described["workload"]["generation"]:
         out += ["completion", "tools"]
@@ -57,21 +70,27 @@ def capabilities(profile: ModelProfile) -> list[str]:
         out.append("insert")
     if described["workload"]["embedding"]:
         out.append("embedding")
+    if modalities.get("whisper_transcription"):
+        out.append("transcription")
+    if modalities.get("whisper_translation"):
+        out.append("translation")
     return out
 
 
-def _model_info(profile: ModelProfile) -> dict[str, Any]:
-    meta = profile.meta
-    info: dict[str, Any] = {"general.architecture": meta.architecture, "general.name": meta.name}
-    if meta.n_params is not None:
-        info["general.parameter_count"] = meta.n_params
-    info[f"{meta.architecture}.context_length"] = meta.n_ctx_train
+def _model_info(profile: AnyProfile) -> dict[str, Any]:
+    name = profile.meta.name if isinstance(profile, ModelProfile) else profile.id
+    info: dict[str, Any] = {"general.architecture": profile.family, "general.name": name}
+    if profile.n_params is not None:
+        info["general.parameter_count"] = profile.n_params
+    info[f"{profile.family}.context_length"] = profile.n_ctx_train
+    info["superfluid.runtime"] = profile.runtime
     return info
 
 
-def _parameters(profile: ModelProfile) -> str:
+def _parameters(profile: AnyProfile) -> str:
     """The effective defaults in Ollama's "name value" lines."""
-    defaults = {"num_ctx": profile.n_ctx, **profile.sampling_defaults}
+    sampling = profile.sampling_defaults if isinstance(profile, ModelProfile) and profile.kind == "generation" else {}
+    defaults = {"num_ctx": profile.n_ctx, **sampling}
     return "\n".join(f"{name} {_plain(value)}" for name, value in defaults.items())
 
 
@@ -86,12 +105,13 @@ async def show(body: dict[str, Any]) -> dict[str, Any]:
     profile = await svc.models.profile(model_id)
     reply: dict[str, Any] = {
         "modified_at": rfc3339(svc.started_at),
-        "details": {"format": "gguf", "family": profile.meta.architecture,
-                    "families": [profile.meta.architecture]},
+        "details": {"format": "gguf" if profile.runtime == "llamacpp" else "ctranslate2", "family": profile.family,
+                    "families": [profile.family]},
         "model_info": _model_info(profile),
         "parameters": _parameters(profile),
     }
     if model_id in svc.models.loaded:
         reply["capabilities"] = capabilities(profile)
-        reply["template"] = profile.template.source
+        if isinstance(profile, ModelProfile) and profile.kind == "generation":
+            reply["template"] = profile.template.source
     return reply

@@ -6,6 +6,9 @@ from typing import Any
 
 from superfluid import __version__
 from superfluid.engine.models.llama_model import BACKEND_VERSION
+from superfluid.engine.models.profile import ModelProfile
+from superfluid.engine.models.runtimes import AnyProfile
+from superfluid.engine.models.served_model import ServedModel
 from superfluid.errors import RouteRetired
 from superfluid.handlers.context import services
 
@@ -18,9 +21,11 @@ async def props(model: str | None = None, autoload: str | None = None) -> dict[s
     svc = services()
     model_id = svc.models.canonical(model) if model else svc.models.default_id
     if (autoload or "").lower() in ("1", "true", "yes"):
-        await svc.models.get(model_id)
+        await svc.models.get_any(model_id)
     profile = await svc.models.profile(model_id)
     served = svc.models.loaded.get(model_id)
+    if not isinstance(profile, ModelProfile) or profile.kind != "generation":
+        return _props_without_generation(profile, served is not None)
     defaults = profile.sampling_defaults
     params: dict[str, Any] = {
         **defaults,
@@ -33,7 +38,7 @@ async def props(model: str | None = None, autoload: str | None = None) -> dict[s
     }
     kv: dict[str, Any] = {"type_k": "f16", "type_v": "f16", "unified": True,
                           "size_tokens": max(svc.models.entry(model_id).settings.kv_size, profile.n_ctx)}
-    if served is not None:
+    if isinstance(served, ServedModel):
         kv.update(served.scheduler.snapshot())
     return {
         "model": profile.id,
@@ -45,6 +50,24 @@ async def props(model: str | None = None, autoload: str | None = None) -> dict[s
         "chat_template_source": profile.template_origin,
         "default_generation_settings": {"n_ctx": profile.n_ctx, "params": params},
         "kv_cache": kv,
+        "runtime": profile.runtime,
+        "capabilities": profile.capabilities(),
+        "build_info": f"superfluid {__version__}, llama-cpp-python {BACKEND_VERSION}",
+    }
+
+
+def _props_without_generation(profile: AnyProfile, loaded: bool) -> dict[str, Any]:
+    """/props of an embedding or Whisper model: llama-server's shape, with nothing about sampling or chat."""
+    return {
+        "model": profile.id,
+        "model_path": str(profile.path),
+        "loaded": loaded,
+        "max_context": profile.n_ctx,
+        "total_slots": 1,
+        "chat_template": "",
+        "default_generation_settings": {"n_ctx": profile.n_ctx, "params": {}},
+        "kv_cache": {},
+        "runtime": profile.runtime,
         "capabilities": profile.capabilities(),
         "build_info": f"superfluid {__version__}, llama-cpp-python {BACKEND_VERSION}",
     }
@@ -58,11 +81,12 @@ async def slots(model: str | None = None) -> list[dict[str, Any]]:
     state = svc.models.state(model_id)
     waiting = svc.models.load_waiting(model_id)
     served = svc.models.served_now(model_id)
-    if served is None:
-        if state != "loading":
-            await svc.models.get(model_id, autoload=False)  # not loaded: 404
+    if not isinstance(served, ServedModel):  # not loaded, or a model without lanes (embeddings, speech)
+        if served is None and state != "loading":
+            await svc.models.get_any(model_id, autoload=False)  # not loaded: 404
         profile = await svc.models.profile(model_id)
-        return [{"id": 0, "id_task": -1, "model": model_id, "n_ctx": profile.n_ctx, "is_processing": False,
+        return [{"id": 0, "id_task": -1, "model": model_id, "n_ctx": profile.n_ctx,
+                 "is_processing": served is not None and not served.idle,
                  "state": state, "load_waiting": waiting, "lanes": [], "kv_pool": {}, "waiting": waiting,
                  "tick_plan": {}, "rates": {}}]
     view = served.scheduler.slot_view()

@@ -20,13 +20,13 @@ from superfluid.engine.scheduling.stats import EngineStats, LoadStats
 from superfluid.engine.scheduling.stats import Histogram as EngineHistogram
 
 if TYPE_CHECKING:
-    from superfluid.engine.models.served_model import ServedModel
+    from superfluid.engine.models.runtimes import LoadedModel
     from superfluid.http.observe import RequestRecord
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 REQUEST_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
 
-ModelFigures = tuple[str, str, int, "ServedModel | None", EngineStats, LoadStats]
+ModelFigures = tuple[str, str, int, "LoadedModel | None", EngineStats, LoadStats]
 """What the registry reports per known model (ModelRegistry.figures)."""
 
 
@@ -168,10 +168,10 @@ class EngineCollector(Collector):
         kv_ratio = GaugeMetricFamily("superfluid_kv_pool_usage_ratio", "Used / total KV cells", labels=["model"])
         for model_id, _, _, served, _, _ in models:
             scheduler = getattr(served, "scheduler", None)
-            if served is None or scheduler is None:  # not loaded, or a runtime without lanes
+            if scheduler is None:  # not loaded, or a model without lanes (embeddings, speech)
                 continue
             snapshot = scheduler.snapshot()
-            size = int(served.llama.kv_size)
+            size = int(scheduler.model.kv_size)
             lanes.add_metric([model_id], snapshot["lanes"])
             busy.add_metric([model_id], snapshot["busy"])
             queued = scheduler.queued_by_qos

@@ -24,9 +24,22 @@ from superfluid.settings import Settings
 T = TypeVar("T")
 
 
+class FakeProfile:
+    """What the registry reads before loading: the model's kind (ids starting 'embed' are embedding models)."""
+
+    def __init__(self, model_id: str) -> None:
+        self.id = model_id
+        self.kind = "embedding" if model_id.startswith("embed") else "generation"
+
+
+def probe(model_id: str, source: ModelSource, settings: Settings) -> Any:
+    return FakeProfile(model_id)
+
+
 class FakeServed:
     def __init__(self, model_id: str) -> None:
         self.id = model_id
+        self.profile = FakeProfile(model_id)
         self.idle = True
         self.closed = False
 
@@ -66,7 +79,7 @@ def models(tmp_path: Path) -> tuple[str, ...]:
 
 
 def _registry(models: tuple[str, ...], loader: Loader, **settings: Any) -> ModelRegistry:
-    return ModelRegistry(Settings(models=models, **settings), loader=loader)  # type: ignore[arg-type]
+    return ModelRegistry(Settings(models=models, **settings), loader=loader, prober=probe)  # type: ignore[arg-type]
 
 
 def run(coro: Callable[[], Awaitable[T]]) -> T:

@@ -44,6 +44,9 @@ class ModelMetadata:
     pooling_embeddings: bool
     sampling_defaults: dict[str, float]
     """Sampling defaults the GGUF declares (general.sampling.*); empty when it declares none."""
+    pooling: str = "none"
+    """The GGUF's ``<arch>.pooling_type`` (none, mean, cls, last, rank); llama.cpp's default for BERT-family
+    encoders that do not say is cls."""
 
 
 def _meta(model: llama_cpp.llama_model_p, key: str) -> str | None:
@@ -177,8 +180,21 @@ def _read_metadata(m: llama_cpp.llama_model_p, path: Path) -> ModelMetadata:
         add_bos=bool(llama_cpp.llama_vocab_get_add_bos(v)),
         fim=fim,
         pooling_embeddings=_meta(m, "general.architecture") in _EMBEDDING_ARCHITECTURES,
+        pooling=_pooling_type(m),
         sampling_defaults=sampling,
     )
+
+
+POOLING_NAMES = {0: "none", 1: "mean", 2: "cls", 3: "last", 4: "rank"}
+POOLING_TYPES = {name: value for value, name in POOLING_NAMES.items()}
+
+
+def _pooling_type(m: llama_cpp.llama_model_p) -> str:
+    arch = _meta(m, "general.architecture") or ""
+    raw = _meta(m, f"{arch}.pooling_type")
+    if raw is not None and raw.isdigit():
+        return POOLING_NAMES.get(int(raw), "none")
+    return "cls" if arch in _EMBEDDING_ARCHITECTURES else "none"
 
 
 _EMBEDDING_ARCHITECTURES = frozenset({"bert", "nomic-bert", "jina-bert-v2", "t5encoder"})
@@ -188,8 +204,11 @@ class LlamaModel:
     """Owns one llama_model and one llama_context. Decode calls must come from one thread at a time."""
 
     def __init__(self, path: Path, *, n_ctx: int, n_seq_max: int, n_batch: int, n_threads: int,
-                 kv_size: int = 0, overrides: tuple[KvOverride, ...] = ()) -> None:
+                 kv_size: int = 0, overrides: tuple[KvOverride, ...] = (), pooling: int | None = None) -> None:
         self.path = path
+        self.pooling = pooling
+        """None: a generation context; otherwise an embedding context with this llama.cpp pooling type
+        (LLAMA_POOLING_TYPE_UNSPECIFIED takes the GGUF's)."""
         model = _load(path, vocab_only=False, overrides=overrides)
         self.model = model
         self.vocab = llama_cpp.llama_model_get_vocab(model)
@@ -224,6 +243,9 @@ class LlamaModel:
         cparams.n_threads_batch = self.n_threads
         cparams.kv_unified = True
         cparams.no_perf = True
+        if self.pooling is not None:
+            cparams.embeddings = True
+            cparams.pooling_type = self.pooling
         ctx = llama_cpp.llama_init_from_model(self.model, cparams)
         if not ctx:
             raise EngineFailure(f"llama.cpp could not create a context for {self.path}")

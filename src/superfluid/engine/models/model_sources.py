@@ -36,8 +36,11 @@ class ModelSource:
     origin: str
     """bundled, path or huggingface"""
     locate: Callable[[], Path]
-    """Returns the GGUF file, assembling or downloading it first when needed."""
+    """Returns the GGUF file (for the whisper runtime, the CTranslate2 model folder), assembling,
+    converting or downloading it first when needed."""
     size_hint: int = 0
+    runtime: str = "llamacpp"
+    """Which runtime loads it: llamacpp (GGUF), or whisper (faster-whisper on CTranslate2)."""
 
 
 def _smollm2_path() -> Path:
@@ -95,7 +98,27 @@ def bundled_sources() -> dict[str, ModelSource]:
     found = {DEFAULT_MODEL: ModelSource(DEFAULT_MODEL, "bundled", _smollm2_path)}
     if _gemma_installed():
         found["gemma3-270m"] = ModelSource("gemma3-270m", "bundled", _gemma_path)
+    found.update(_media_sources())
     return found
+
+
+def _media_sources() -> dict[str, ModelSource]:
+    """The bundled embedding model (converted to GGUF on first use) and Whisper model (assembled on first use)."""
+    from superfluid.engine.models import minilm
+    from superfluid.engine.whisper import source as whisper
+
+    found = {}
+    if minilm.installed():
+        found[minilm.MINILM_ID] = ModelSource(minilm.MINILM_ID, "bundled", lambda: minilm.gguf_path(_cache_dir()))
+    if whisper.installed():
+        found[whisper.WHISPER_ID] = ModelSource(whisper.WHISPER_ID, "bundled",
+                                                lambda: whisper.model_dir(_cache_dir()), runtime="whisper")
+    return found
+
+
+def default_references() -> tuple[str, ...]:
+    """What a plain ``superfluid serve`` serves: the chat model, then the embedding and Whisper models."""
+    return (DEFAULT_MODEL, *_media_sources())
 
 
 def hf_cache_root(explicit: Path | None = None) -> Path:

@@ -15,6 +15,23 @@ from superfluid.settings import Settings
 log = logging.getLogger(__name__)
 
 REASONING_LEVELS = ("minimal", "low", "medium", "high")
+POOLED = ("mean", "cls", "last")
+"""Pooling types an embedding request can be served with (one vector per input)."""
+
+
+def embedding_window(window: int, batch_size: int) -> int:
+    """Most tokens in one embedding input: a pooled sequence must fit one llama.cpp micro-batch, so the
+    window is capped at the batch size (at least 512, a BERT's whole window)."""
+    return min(window, max(batch_size, 512))
+
+
+def text_modalities(**on: bool) -> dict[str, bool]:
+    """The modalities part of a capability record: what a model takes besides text, and which Whisper tasks
+    it runs. Every key is present, false unless ``on`` says otherwise."""
+    record = {"text": True, "image": False, "audio": False, "whisper_transcription": False,
+              "whisper_translation": False}
+    record.update(on)
+    return record
 
 
 def choose_template(meta: ModelMetadata, settings: Settings, path: Path) -> tuple[ChatTemplate, str]:
@@ -42,13 +59,46 @@ class ModelProfile:
     template: ChatTemplate
     template_origin: str
     n_ctx: int
+    kind: str = "generation"
+    """What llama.cpp serves the model for: generation, or embedding (a pooling encoder, or any model under
+    --embedding, as llama-server does)."""
+    pooling: str = "none"
+    """For an embedding model: mean, cls or last (--pooling, else the GGUF's); none cannot be served."""
+
+    runtime = "llamacpp"
 
     @classmethod
     def build(cls, model_id: str, origin: str, path: Path, meta: ModelMetadata, settings: Settings,
               n_ctx: int | None = None) -> ModelProfile:
         template, template_origin = choose_template(meta, settings, path)
+        embedding = meta.pooling_embeddings or settings.embedding
         window = n_ctx if n_ctx is not None else context_window(settings.ctx_size, meta.n_ctx_train)
-        return cls(model_id, origin, path, meta, template, template_origin, window)
+        if embedding and n_ctx is None:
+            window = embedding_window(window, settings.batch_size)
+        pooling = (settings.pooling or meta.pooling) if embedding else "none"
+        return cls(model_id, origin, path, meta, template, template_origin, window,
+                   kind="embedding" if embedding else "generation", pooling=pooling)
+
+    # What every runtime's profile answers (see engine.models.registry.AnyProfile).
+    @property
+    def family(self) -> str:
+        return self.meta.architecture
+
+    @property
+    def n_ctx_train(self) -> int:
+        return self.meta.n_ctx_train
+
+    @property
+    def n_params(self) -> int | None:
+        return self.meta.n_params
+
+    @property
+    def size_bytes(self) -> int:
+        return self.meta.size_bytes
+
+    @property
+    def input_modalities(self) -> list[str]:
+        return ["text"]
 
     @property
     def sampling_defaults(self) -> dict[str, float]:
@@ -64,9 +114,11 @@ class ModelProfile:
         }
 
     def capabilities(self) -> dict[str, Any]:
-        embedding = self.meta.pooling_embeddings
+        embedding = self.kind == "embedding"
         return {
-            "workload": {"generation": not embedding, "embedding": embedding},
+            "workload": {"generation": not embedding, "embedding": embedding and self.pooling in POOLED},
+            "modalities": text_modalities(),
+            "pooling": self.pooling if embedding else None,
             "chat_template": not embedding,
             "tools": self.template.supports_tools,
             "dialect": self.dialect(),

@@ -8,6 +8,10 @@ requests that arrive meanwhile wait and then load the model again, rather than f
 
 Every request that gets a model holds a lease on it until its response is over (see request_scope); the lease,
 not the engine's queue, is what an unload waits for, so a reply still being written keeps its model.
+
+The lifecycle is the same for every kind of model (generation, embedding, speech; see runtimes): a request asks
+for the kind it needs (``get``, ``embedder``, ``transcriber``), and a model of another kind is refused with 400
+unsupported_model before anything loads.
 """
 
 from __future__ import annotations
@@ -16,27 +20,23 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from typing import cast
 
 from superfluid.engine import request_scope
-from superfluid.engine.models import catalog
+from superfluid.engine.embedding.model import EmbeddingModel
+from superfluid.engine.models import catalog, runtimes
 from superfluid.engine.models.catalog import ModelEntry
-from superfluid.engine.models.llama_model import probe_metadata
 from superfluid.engine.models.model_sources import ModelSource
-from superfluid.engine.models.profile import ModelProfile
+from superfluid.engine.models.runtimes import AnyProfile, LoadedModel, Loader, Prober
 from superfluid.engine.models.served_model import ServedModel
 from superfluid.engine.scheduling.stats import EngineStats, LoadStats
+from superfluid.engine.whisper.model import SpeechModel
 from superfluid.errors import ModelNotFound
 from superfluid.settings import Settings
 
 log = logging.getLogger(__name__)
-
-Loader = Callable[[str, ModelSource, Settings, EngineStats], ServedModel]
-"""Loads one model (in a worker thread): id, source, its settings, the figures its engine writes."""
-
-RUNTIMES = ("llamacpp",)
-"""Runtimes this server loads models with (what /v1/models/load's ``runtime`` may name)."""
 
 IDLE_POLL_S = 0.05
 """How often an unload looks again whether work that holds no lease (none today) has left the engine."""
@@ -47,8 +47,8 @@ class _Model:
     """One known model's lifecycle state (event-loop side only)."""
 
     entry: ModelEntry
-    served: ServedModel | None = None
-    loading: asyncio.Task[ServedModel] | None = None
+    served: LoadedModel | None = None
+    loading: asyncio.Task[LoadedModel] | None = None
     unloading: asyncio.Task[None] | None = None
     leases: int = 0
     waiting: int = 0
@@ -70,11 +70,12 @@ class _Model:
 class ModelRegistry:
     """Known models in order (the first is the default); see the module for their lifecycle."""
 
-    def __init__(self, settings: Settings, *, loader: Loader | None = None) -> None:
+    def __init__(self, settings: Settings, *, loader: Loader | None = None, prober: Prober | None = None) -> None:
         self.settings = settings
         self._models: dict[str, _Model] = {e.id: _Model(e) for e in catalog.entries(settings)}
-        self._profiles: dict[str, ModelProfile] = {}
-        self._loader: Loader = loader or ServedModel.load
+        self._profiles: dict[str, AnyProfile] = {}
+        self._loader: Loader = loader or self._load_by_kind
+        self._prober: Prober = prober or runtimes.probe
         self._room = asyncio.Lock()
         """Held while making room for a load under --models-max and loading, so the limit holds exactly."""
         self._idle_task: asyncio.Task[None] | None = None
@@ -92,7 +93,7 @@ class ModelRegistry:
         return {i: m.entry.source for i, m in self._models.items() if scope is None or scope.allows(i)}
 
     @property
-    def loaded(self) -> dict[str, ServedModel]:
+    def loaded(self) -> dict[str, LoadedModel]:
         """Loaded models the current request may use."""
         scope = request_scope.current()
         return {i: m.served for i, m in self._models.items()
@@ -105,7 +106,7 @@ class ModelRegistry:
             return model_id
         raise ModelNotFound(model_id)
 
-    def served_now(self, model_id: str) -> ServedModel | None:
+    def served_now(self, model_id: str) -> LoadedModel | None:
         """The model's engine while it is loaded or draining for an unload (for /slots; takes no lease)."""
         return self._models[self.canonical(model_id)].served
 
@@ -113,7 +114,7 @@ class ModelRegistry:
         """Whether any model has this id, whoever asks."""
         return model_id in self._models
 
-    def loaded_model(self, model_id: str) -> ServedModel | None:
+    def loaded_model(self, model_id: str) -> LoadedModel | None:
         return self.loaded.get(self.canonical(model_id))
 
     def entry(self, model_id: str) -> ModelEntry:
@@ -126,13 +127,13 @@ class ModelRegistry:
     def load_waiting(self, model_id: str) -> int:
         return self._models[self.canonical(model_id)].waiting
 
-    def figures(self) -> list[tuple[str, str, int, ServedModel | None, EngineStats, LoadStats]]:
+    def figures(self) -> list[tuple[str, str, int, LoadedModel | None, EngineStats, LoadStats]]:
         """Every known model for /metrics: id, state, requests waiting for its load, the served model if
         loaded, its engine and load figures. Not filtered by key: metrics describe the server."""
         return [(i, m.state, m.waiting, m.served, m.engine, m.lifecycle) for i, m in self._models.items()]
 
-    async def profile(self, model_id: str) -> ModelProfile:
-        """What a known model is, from its GGUF metadata; reads no weights for a model that is not loaded."""
+    async def profile(self, model_id: str) -> AnyProfile:
+        """What a known model is, from its metadata; reads no weights for a model that is not loaded."""
         model_id = self.canonical(model_id)
         served = self._models[model_id].served
         if served is not None:
@@ -140,21 +141,36 @@ class ModelRegistry:
         cached = self._profiles.get(model_id)
         if cached is None:
             entry = self._models[model_id].entry
-
-            def probe() -> ModelProfile:
-                path = entry.source.locate()
-                meta = probe_metadata(path, entry.settings.override_kv)
-                return ModelProfile.build(model_id, entry.source.origin, path, meta, entry.settings)
-
-            cached = await asyncio.to_thread(probe)
+            cached = await asyncio.to_thread(self._prober, model_id, entry.source, entry.settings)
             self._profiles[model_id] = cached
         return cached
 
+    def _load_by_kind(self, model_id: str, source: ModelSource, settings: Settings,
+                      stats: EngineStats) -> LoadedModel:
+        """The default loader: the model's runtime, for the kind its (cached) profile names."""
+        return runtimes.load(model_id, source, settings, stats, self._profiles.get(model_id))
+
     # ---- getting a model for a request ---------------------------------------------------------------
     async def get(self, model_id: str, *, autoload: bool = True) -> ServedModel:
+        """The loaded generation model, leased to the current request (see ``get_any``)."""
+        # get_any checked the model's kind, and the kind decides what its runtime serves it as.
+        return cast(ServedModel, await self.get_any(model_id, kind="generation", autoload=autoload))
+
+    async def embedder(self, model_id: str) -> EmbeddingModel:
+        """The loaded embedding model, leased to the current request (see ``get_any``)."""
+        return cast(EmbeddingModel, await self.get_any(model_id, kind="embedding"))
+
+    async def transcriber(self, model_id: str) -> SpeechModel:
+        """The loaded Whisper model, leased to the current request (see ``get_any``)."""
+        return cast(SpeechModel, await self.get_any(model_id, kind="speech"))
+
+    async def get_any(self, model_id: str, *, kind: str | None = None, autoload: bool = True) -> LoadedModel:
         """The loaded model, leased to the current request until its response is over; loads it first when it
-        is known and ``autoload`` allows (waiting for an unload in progress to finish, then loading again)."""
+        is known and ``autoload`` allows (waiting for an unload in progress to finish, then loading again). With
+        ``kind``, a model of another kind is 400 unsupported_model before anything loads."""
         model = self._models[self.canonical(model_id)]
+        if kind is not None:
+            runtimes.check_kind(await self.profile(model.entry.id), kind)
         while model.served is None or model.unloading is not None:
             if not autoload and model.unloading is None and model.loading is None:
                 raise ModelNotFound(model.entry.id)
@@ -202,7 +218,7 @@ class ModelRegistry:
             model.released.set()
 
     # ---- loading ------------------------------------------------------------------------------------
-    async def load(self, model_id: str) -> ServedModel:
+    async def load(self, model_id: str) -> LoadedModel:
         """Load a known model now (an admin's request); returns once it is loaded. Holds no lease."""
         model = self._models[self.canonical(model_id)]
         while model.served is None or model.unloading is not None:
@@ -232,7 +248,7 @@ class ModelRegistry:
             model.loading = asyncio.create_task(self._do_load(model), name=f"load:{model.entry.id}")
         await asyncio.shield(model.loading)
 
-    async def _do_load(self, model: _Model) -> ServedModel:
+    async def _do_load(self, model: _Model) -> LoadedModel:
         entry = model.entry
         try:
             async with self._room if self.settings.models_max else contextlib.nullcontext():

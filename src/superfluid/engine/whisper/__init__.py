@@ -1,0 +1,1 @@
+"""The speech runtime: Whisper on faster-whisper (CTranslate2), beside the llama.cpp runtime."""

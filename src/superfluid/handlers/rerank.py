@@ -1,0 +1,53 @@
+"""POST /v1/rerank (also /v1/reranking and /rerank): documents ordered by the cosine similarity of their
+embeddings to the query's, most similar first. The query and the documents are embedded together."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from superfluid.engine.embedding import vectors
+from superfluid.errors import InvalidRequest
+from superfluid.handlers.context import services
+
+
+def _text(document: Any, index: int) -> str:
+    text = document if isinstance(document, str) else document.get("text") if isinstance(document, dict) else None
+    if not isinstance(text, str):
+        raise InvalidRequest(f"documents[{index}] must be a string or an object with a text string",
+                             param=f"documents[{index}]")
+    return text
+
+
+async def rerank(body: dict[str, Any]) -> dict[str, Any]:
+    documents = body.get("documents")
+    if not isinstance(documents, list) or not documents:
+        raise InvalidRequest("documents must be a non-empty array of strings", param="documents")
+    texts = [_text(d, i) for i, d in enumerate(documents)]
+    query = body["query"]
+    model = await services().models.embedder(body["model"])
+    tokens = model.prepare([query], truncate=False, param="query", indexed=False) + model.prepare(texts, truncate=False,
+                                                                                     param="documents")
+    pooled = await model.embed(tokens)
+    ranking = vectors.cosine_ranking(pooled[0], pooled[1:])
+    top_n = body.get("top_n")
+    if top_n is not None:
+        ranking = ranking[:top_n]
+    results = []
+    for index, score in ranking:
+        result: dict[str, Any] = {"index": index, "relevance_score": score}
+        if body.get("return_documents"):
+            result["document"] = {"text": texts[index]}
+        results.append(result)
+    n_tokens = sum(len(t) for t in tokens)
+    return {"object": "list", "model": model.id, "results": results,
+            "usage": {"prompt_tokens": n_tokens, "total_tokens": n_tokens}}
+
+
+async def reranking(body: dict[str, Any]) -> dict[str, Any]:
+    """/v1/reranking (llama-server's alias)."""
+    return await rerank(body)
+
+
+async def rerank_root(body: dict[str, Any]) -> dict[str, Any]:
+    """/rerank (llama-server's alias)."""
+    return await rerank(body)
