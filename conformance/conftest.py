@@ -49,3 +49,13 @@ def model() -> str:
 @pytest.fixture(scope="session")
 def second_model() -> str:
     return SECOND_MODEL
+
+
+@pytest.fixture(scope="session")
+def media_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    """A plain `superfluid serve` (the README's command, no model named): the chat, embedding and Whisper models
+    it lists by default. Started only when an embeddings, rerank or audio test asks for it."""
+    log_path = tmp_path_factory.mktemp("media") / "serve.log"
+    running = start_server(["--parallel", "1"], log_path)
+    yield running
+    stop_server(running)

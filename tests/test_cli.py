@@ -17,9 +17,17 @@ def _settings(*argv: str) -> Settings:
 
 def test_no_flags_gives_the_default_settings() -> None:
     settings = _settings()
-    assert settings == Settings()
-    assert settings.models == (DEFAULT_MODEL,)
+    # A plain serve: the chat model first (the default), then the bundled embedding and Whisper models.
+    assert settings.models == (DEFAULT_MODEL, "all-minilm-l6-v2", "whisper-base")
+    assert settings == Settings(models=settings.models)
     assert settings.port == DEFAULT_PORT
+
+
+def test_embedding_and_audio_flags() -> None:
+    settings = _settings("--embedding", "--pooling", "cls", "--audio-concurrency", "2", "--audio-threads", "3")
+    assert (settings.embedding, settings.pooling, settings.audio_concurrency, settings.audio_threads) == (
+        True, "cls", 2, 3)
+    assert _settings("--embeddings").embedding is True
 
 
 def test_every_long_flag_lands_on_its_field() -> None:

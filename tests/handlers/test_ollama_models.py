@@ -13,7 +13,8 @@ def _profile(*, generation: bool = True, thinks: bool = False, fim: bool = False
     described = {"workload": {"generation": generation, "embedding": not generation},
                  "dialect": {"enable_thinking": thinks, "fim": fim}}
     meta = SimpleNamespace(architecture="llama", name="Tiny", n_params=135, n_ctx_train=8192)
-    return SimpleNamespace(capabilities=lambda: described, meta=meta, n_ctx=4096,
+    return SimpleNamespace(capabilities=lambda: described, meta=meta, n_ctx=4096, family="llama", n_params=135,
+                           n_ctx_train=8192, runtime="llamacpp", name="Tiny", kind="generation",
                            sampling_defaults={"temperature": 0.8, "top_k": 40.0})
 
 
@@ -31,5 +32,6 @@ def test_capabilities() -> None:
 def test_model_info_and_parameters() -> None:
     profile = _profile()
     assert ollama_models._model_info(profile) == {"general.architecture": "llama", "general.name": "Tiny",
-                                                  "general.parameter_count": 135, "llama.context_length": 8192}
+                                                  "general.parameter_count": 135, "llama.context_length": 8192,
+                                                  "superfluid.runtime": "llamacpp"}
     assert ollama_models._parameters(profile).splitlines() == ["num_ctx 4096", "temperature 0.8", "top_k 40"]

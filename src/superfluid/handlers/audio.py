@@ -24,11 +24,11 @@ from superfluid.http.streams import sse
 FORMATS = ("json", "text", "srt", "verbose_json", "vtt")
 
 
-async def transcriptions(body: dict[str, Any], file: UploadFile | None = None) -> Response:
+async def transcriptions(body: dict[str, Any] | None = None, file: UploadFile | None = None) -> Response:
     return await _run(body, file, task="transcribe")
 
 
-async def translations(body: dict[str, Any], file: UploadFile | None = None) -> Response:
+async def translations(body: dict[str, Any] | None = None, file: UploadFile | None = None) -> Response:
     return await _run(body, file, task="translate")
 
 
@@ -48,7 +48,10 @@ async def _request(body: dict[str, Any], file: UploadFile | None, task: str) -> 
                          words="word" in granularities)
 
 
-async def _run(body: dict[str, Any], file: UploadFile | None, *, task: str) -> Response:
+async def _run(body: dict[str, Any] | None, file: UploadFile | None, *, task: str) -> Response:
+    body = body or {}
+    if not isinstance(body.get("model"), str):
+        raise InvalidRequest("model is required: a multipart form field naming a Whisper model", param="model")
     model = await services().models.transcriber(body["model"])
     response_format = body.get("response_format") or "json"
     if response_format not in FORMATS:

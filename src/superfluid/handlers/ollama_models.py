@@ -78,8 +78,7 @@ def capabilities(profile: AnyProfile) -> list[str]:
 
 
 def _model_info(profile: AnyProfile) -> dict[str, Any]:
-    name = profile.meta.name if isinstance(profile, ModelProfile) else profile.id
-    info: dict[str, Any] = {"general.architecture": profile.family, "general.name": name}
+    info: dict[str, Any] = {"general.architecture": profile.family, "general.name": profile.name}
     if profile.n_params is not None:
         info["general.parameter_count"] = profile.n_params
     info[f"{profile.family}.context_length"] = profile.n_ctx_train
@@ -89,7 +88,7 @@ def _model_info(profile: AnyProfile) -> dict[str, Any]:
 
 def _parameters(profile: AnyProfile) -> str:
     """The effective defaults in Ollama's "name value" lines."""
-    sampling = profile.sampling_defaults if isinstance(profile, ModelProfile) and profile.kind == "generation" else {}
+    sampling = profile.sampling_defaults if profile.kind == "generation" else {}
     defaults = {"num_ctx": profile.n_ctx, **sampling}
     return "\n".join(f"{name} {_plain(value)}" for name, value in defaults.items())
 

@@ -81,6 +81,10 @@ class ModelProfile:
 
     # What every runtime's profile answers (see engine.models.registry.AnyProfile).
     @property
+    def name(self) -> str:
+        return self.meta.name
+
+    @property
     def family(self) -> str:
         return self.meta.architecture
 

@@ -21,7 +21,7 @@ class NotAudio(InvalidRequest):
 def decode(data: bytes, *, name: str = "file") -> npt.NDArray[np.float32]:
     """All audio of the first audio stream in ``data``, resampled to 16 kHz mono float32 in [-1, 1]."""
     if not data:
-        raise NotAudio("the uploaded file is empty", param=name)
+        raise NotAudio("the uploaded file is empty: there is no audio to transcribe", param=name)
     try:
         with av.open(io.BytesIO(data), mode="r", metadata_errors="ignore") as container:
             if not container.streams.audio:

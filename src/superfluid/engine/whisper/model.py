@@ -54,6 +54,11 @@ class SpeechProfile:
     n_params: int | None = None
     input_modalities = ["audio"]  # noqa: RUF012 - read-only, shared by every profile
     pooling = "none"
+    name = "Whisper base"
+
+    @property
+    def sampling_defaults(self) -> dict[str, float]:
+        return {}
 
     @classmethod
     def read(cls, model_id: str, origin: str, config: Path, size_bytes: int) -> SpeechProfile:
