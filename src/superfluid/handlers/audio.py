@@ -18,7 +18,7 @@ from superfluid.engine.whisper.audio import decode
 from superfluid.engine.whisper.model import SpeechModel, SpeechRequest, Transcript
 from superfluid.errors import InvalidRequest, SuperfluidError
 from superfluid.handlers import audio_formats as formats
-from superfluid.handlers.context import services
+from superfluid.handlers.context import services, unless_client_leaves
 from superfluid.http.streams import sse
 
 FORMATS = ("json", "text", "srt", "verbose_json", "vtt")
@@ -60,7 +60,7 @@ async def _run(body: dict[str, Any] | None, file: UploadFile | None, *, task: st
     model.check(request)
     if body.get("stream"):
         return await _stream(model, request)
-    transcript = await model.transcribe(request)
+    transcript = await unless_client_leaves(model.transcribe(request))
     return _render(transcript, response_format, task, _granularities(body))
 
 

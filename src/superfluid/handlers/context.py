@@ -114,10 +114,11 @@ async def _client_gone() -> None:
             return
 
 
-async def unless_client_leaves(work: Coroutine[Any, Any, T], generation: GenerationStream) -> T:
-    """``work``'s result; if the client closes the connection first, or anything fails, the generation is
-    cancelled (a client that leaves raises ClientDisconnected). Handlers that read a generation their own way
-    (the Responses API's render object) race it through here too."""
+async def unless_client_leaves(work: Coroutine[Any, Any, T], generation: GenerationStream | None = None) -> T:
+    """``work``'s result; if the client closes the connection first, or anything fails, ``work`` and the
+    generation are cancelled (a client that leaves raises ClientDisconnected). Handlers that read a generation
+    their own way (the Responses API's render object), or run work that is no generation (a transcription), race
+    it through here too."""
     task = asyncio.ensure_future(work)
     gone = asyncio.ensure_future(_client_gone())
     try:
@@ -127,7 +128,8 @@ async def unless_client_leaves(work: Coroutine[Any, Any, T], generation: Generat
         return task.result()
     except BaseException:
         task.cancel()
-        generation.cancel()
+        if generation is not None:
+            generation.cancel()
         raise
     finally:
         gone.cancel()

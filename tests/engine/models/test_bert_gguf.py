@@ -46,10 +46,37 @@ def test_metadata(converted: Path) -> None:
     assert meta.bos_token == "[CLS]" and meta.eos_token == "[SEP]"
 
 
-def test_vectors_match_the_original_weights(converted: Path) -> None:
+def _load(converted: Path) -> EmbeddingModel:
     settings = Settings(threads=2)
     profile = ModelProfile.build("minilm", "bundled", converted, probe_metadata(converted), settings)
-    model = EmbeddingModel.load(profile, ModelSource("minilm", "bundled", lambda: converted), settings)
+    return EmbeddingModel.load(profile, ModelSource("minilm", "bundled", lambda: converted), settings)
+
+
+def test_inputs_of_a_request_share_as_few_decodes_as_fit(converted: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    model = _load(converted)
+    calls: list[int] = []
+    decode = model._decode
+
+    def counted(sequences: list[list[int]], batch: object) -> list[np.ndarray]:
+        calls.append(sum(len(s) for s in sequences))
+        return decode(sequences, batch)
+
+    monkeypatch.setattr(model, "_decode", counted)
+    try:
+        tokens = model.prepare([f"short text number {i}" for i in range(64)], truncate=False)
+        vectors = asyncio.run(model.embed(tokens))
+        alone = asyncio.run(model.embed(tokens[5:6]))[0]
+    finally:
+        model.close()
+    total = sum(len(t) for t in tokens)
+    assert len(vectors) == 64 and calls[:-1] and sum(calls[:-1]) == total
+    assert len(calls) - 1 == -(-total // 512)  # ceil: every decode but the last is full up to the window
+    # Packed with 63 others or alone, a text gets the same vector (up to F16 rounding in batched matmuls).
+    assert float(vectors[5] @ alone / (np.linalg.norm(vectors[5]) * np.linalg.norm(alone))) > 0.99999
+
+
+def test_vectors_match_the_original_weights(converted: Path) -> None:
+    model = _load(converted)
     try:
         items = REFERENCE["items"]
         tokens = model.prepare([item["text"] for item in items], truncate=False)
