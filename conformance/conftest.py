@@ -59,3 +59,16 @@ def media_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningSe
     running = start_server(["--parallel", "1"], log_path)
     yield running
     stop_server(running)
+
+
+@pytest.fixture(scope="module")
+def media_openai(media_server: RunningServer) -> Iterator[OpenAI]:
+    """The openai SDK on the plain server's /v1 (no retries; transcriptions may take a while on 2 cores)."""
+    with OpenAI(base_url=media_server.base_url + "/v1", api_key="unused", max_retries=0, timeout=300) as sdk:
+        yield sdk
+
+
+@pytest.fixture(scope="module")
+def media_http(media_server: RunningServer) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=media_server.base_url, timeout=300) as client:
+        yield client

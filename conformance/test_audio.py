@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 
 import httpx
 import pytest
 from openai import OpenAI
 
 from conformance.reference import validate_openai
-from conformance.server import RunningServer
 from conformance.speech import speak
 
 WHISPER = "whisper-base"
@@ -25,67 +23,55 @@ def speech() -> bytes:
     return speak(SENTENCE, "en")
 
 
-@pytest.fixture(scope="module")
-def sdk(media_server: RunningServer) -> Iterator[OpenAI]:
-    with OpenAI(base_url=media_server.base_url + "/v1", api_key="unused", max_retries=0, timeout=300) as client:
-        yield client
-
-
-@pytest.fixture(scope="module")
-def web(media_server: RunningServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=media_server.base_url, timeout=300) as client:
-        yield client
-
-
 def _heard(text: str) -> None:
     lowered = text.lower()
     missing = [w for w in WORDS if w not in lowered]
     assert len(missing) <= 1, f"transcript {text!r} misses {missing}"
 
 
-def test_json(sdk: OpenAI, web: httpx.Client, speech: bytes) -> None:
-    reply = sdk.audio.transcriptions.create(model=WHISPER, file=("speech.wav", speech, "audio/wav"))
+def test_json(media_openai: OpenAI, media_http: httpx.Client, speech: bytes) -> None:
+    reply = media_openai.audio.transcriptions.create(model=WHISPER, file=("speech.wav", speech, "audio/wav"))
     _heard(reply.text)
-    raw = web.post("/v1/audio/transcriptions", files={"file": ("speech.wav", speech, "audio/wav")},
+    raw = media_http.post("/v1/audio/transcriptions", files={"file": ("speech.wav", speech, "audio/wav")},
                    data={"model": WHISPER, "language": "en"})
     assert raw.status_code == 200, raw.text
     validate_openai("CreateTranscriptionResponseJson", raw.json())
 
 
-def test_text(sdk: OpenAI, speech: bytes) -> None:
-    text = sdk.audio.transcriptions.create(model=WHISPER, file=("speech.wav", speech), response_format="text")
+def test_text(media_openai: OpenAI, speech: bytes) -> None:
+    text = media_openai.audio.transcriptions.create(model=WHISPER, file=("speech.wav", speech), response_format="text")
     assert isinstance(text, str)
     _heard(text)
 
 
-def test_srt(sdk: OpenAI, speech: bytes) -> None:
-    srt = sdk.audio.transcriptions.create(model=WHISPER, file=("speech.wav", speech), response_format="srt")
+def test_srt(media_openai: OpenAI, speech: bytes) -> None:
+    srt = media_openai.audio.transcriptions.create(model=WHISPER, file=("speech.wav", speech), response_format="srt")
     assert re.match(r"1\n\d\d:\d\d:\d\d,\d{3} --> \d\d:\d\d:\d\d,\d{3}\n", srt), srt
     _heard(srt)
 
 
-def test_vtt(sdk: OpenAI, speech: bytes) -> None:
-    vtt = sdk.audio.transcriptions.create(model=WHISPER, file=("speech.wav", speech), response_format="vtt")
+def test_vtt(media_openai: OpenAI, speech: bytes) -> None:
+    vtt = media_openai.audio.transcriptions.create(model=WHISPER, file=("speech.wav", speech), response_format="vtt")
     assert vtt.startswith("WEBVTT\n\n")
     assert re.search(r"\d\d:\d\d:\d\d\.\d{3} --> \d\d:\d\d:\d\d\.\d{3}\n", vtt), vtt
     _heard(vtt)
 
 
-def test_verbose_json_with_words(sdk: OpenAI, web: httpx.Client, speech: bytes) -> None:
-    reply = sdk.audio.transcriptions.create(model=WHISPER, file=("speech.wav", speech),
+def test_verbose_json_with_words(media_openai: OpenAI, media_http: httpx.Client, speech: bytes) -> None:
+    reply = media_openai.audio.transcriptions.create(model=WHISPER, file=("speech.wav", speech),
                                             response_format="verbose_json",
                                             timestamp_granularities=["word", "segment"])
     _heard(reply.text)
     assert reply.language == "en" and reply.duration > 1
     assert reply.segments and reply.segments[0].start >= 0
     assert reply.words and any("fox" in w.word.lower() for w in reply.words)
-    raw = web.post("/v1/audio/transcriptions", files={"file": ("speech.wav", speech)},
+    raw = media_http.post("/v1/audio/transcriptions", files={"file": ("speech.wav", speech)},
                    data={"model": WHISPER, "response_format": "verbose_json"})
     validate_openai("CreateTranscriptionResponseVerboseJson", raw.json())
 
 
-def test_stream(sdk: OpenAI, speech: bytes) -> None:
-    events = list(sdk.audio.transcriptions.create(model=WHISPER, file=("speech.wav", speech), stream=True))
+def test_stream(media_openai: OpenAI, speech: bytes) -> None:
+    events = list(media_openai.audio.transcriptions.create(model=WHISPER, file=("speech.wav", speech), stream=True))
     kinds = [e.type for e in events]
     assert kinds[-1] == "transcript.text.done" and kinds.count("transcript.text.done") == 1
     deltas = [e.delta for e in events if e.type == "transcript.text.delta"]
@@ -96,12 +82,12 @@ def test_stream(sdk: OpenAI, speech: bytes) -> None:
         validate_openai("CreateTranscriptionResponseStreamEvent", event.model_dump(exclude_none=True))
 
 
-def test_translation_of_german_speech(sdk: OpenAI) -> None:
+def test_translation_of_german_speech(media_openai: OpenAI) -> None:
     german = speak("Guten Morgen. Ich trinke gern Kaffee mit Milch.", "de")
-    reply = sdk.audio.translations.create(model=WHISPER, file=("german.wav", german))
+    reply = media_openai.audio.translations.create(model=WHISPER, file=("german.wav", german))
     lowered = reply.text.lower()
     assert "morning" in lowered and ("coffee" in lowered or "milk" in lowered), reply.text
-    original = sdk.audio.transcriptions.create(model=WHISPER, file=("german.wav", german), language="de")
+    original = media_openai.audio.transcriptions.create(model=WHISPER, file=("german.wav", german), language="de")
     assert "kaffee" in original.text.lower() or "morgen" in original.text.lower(), original.text
 
 
@@ -115,32 +101,32 @@ def _error(reply: httpx.Response, status: int = 400) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("upload", [b"this is plain text, not audio", b"", b"RIFF\x00\x00\x00\x00WAVEjunk"])
-def test_non_audio_upload(web: httpx.Client, upload: bytes) -> None:
-    error = _error(web.post("/v1/audio/transcriptions", files={"file": ("notes.txt", upload)},
+def test_non_audio_upload(media_http: httpx.Client, upload: bytes) -> None:
+    error = _error(media_http.post("/v1/audio/transcriptions", files={"file": ("notes.txt", upload)},
                             data={"model": WHISPER}))
     assert error["param"] == "file" and "audio" in error["message"]
 
 
-def test_other_models_do_not_transcribe(web: httpx.Client, speech: bytes) -> None:
+def test_other_models_do_not_transcribe(media_http: httpx.Client, speech: bytes) -> None:
     for model in ("smollm2-135m-instruct", "all-minilm-l6-v2"):
-        error = _error(web.post("/v1/audio/translations", files={"file": ("speech.wav", speech)},
+        error = _error(media_http.post("/v1/audio/translations", files={"file": ("speech.wav", speech)},
                                 data={"model": model}))
         assert error["code"] == "unsupported_model"
 
 
-def test_bad_fields(web: httpx.Client, speech: bytes) -> None:
-    assert _error(web.post("/v1/audio/transcriptions", files={"file": ("s.wav", speech)},
+def test_bad_fields(media_http: httpx.Client, speech: bytes) -> None:
+    assert _error(media_http.post("/v1/audio/transcriptions", files={"file": ("s.wav", speech)},
                            data={"model": WHISPER, "language": "klingon"}))["param"] == "language"
-    assert _error(web.post("/v1/audio/transcriptions", files={"file": ("s.wav", speech)},
+    assert _error(media_http.post("/v1/audio/transcriptions", files={"file": ("s.wav", speech)},
                            data={"model": WHISPER, "response_format": "mp3"}))
-    missing = _error(web.post("/v1/audio/transcriptions", files={"model": (None, WHISPER)}))
+    missing = _error(media_http.post("/v1/audio/transcriptions", files={"model": (None, WHISPER)}))
     assert missing["param"] == "file"
-    assert web.post("/v1/audio/transcriptions", files={"file": ("s.wav", speech)},
+    assert media_http.post("/v1/audio/transcriptions", files={"file": ("s.wav", speech)},
                     data={"model": "no-such-model"}).status_code == 404
 
 
-def test_over_the_body_limit_is_413(web: httpx.Client) -> None:
+def test_over_the_body_limit_is_413(media_http: httpx.Client) -> None:
     big = b"\x00" * (101 * 1024 * 1024)
-    reply = web.post("/v1/audio/transcriptions", files={"file": ("big.wav", big)}, data={"model": WHISPER})
+    reply = media_http.post("/v1/audio/transcriptions", files={"file": ("big.wav", big)}, data={"model": WHISPER})
     assert reply.status_code == 413
     assert json.loads(reply.text)["error"]["code"] == "payload_too_large"

@@ -3,13 +3,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import httpx
-import pytest
 
 from conformance.reference import validate_ollama
-from conformance.server import RunningServer
 
 CHAT, EMBEDDER, WHISPER = "smollm2-135m-instruct", "all-minilm-l6-v2", "whisper-base"
 EXPECTED = {
@@ -19,14 +15,8 @@ EXPECTED = {
 }
 
 
-@pytest.fixture(scope="module")
-def web(media_server: RunningServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=media_server.base_url, timeout=300) as client:
-        yield client
-
-
-def test_plain_serve_lists_all_three_kinds(web: httpx.Client) -> None:
-    listing = web.get("/v1/models").json()["data"]
+def test_plain_serve_lists_all_three_kinds(media_http: httpx.Client) -> None:
+    listing = media_http.get("/v1/models").json()["data"]
     assert [m["id"] for m in listing] == [CHAT, EMBEDDER, WHISPER]
     for entry in listing:
         runtime, workload, whisper, modalities = EXPECTED[entry["id"]]
@@ -38,28 +28,28 @@ def test_plain_serve_lists_all_three_kinds(web: httpx.Client) -> None:
     assert listing[1]["capabilities"]["pooling"] == "mean" and listing[1]["meta"]["n_ctx"] == 512
 
 
-def test_props_carry_the_same_records(web: httpx.Client) -> None:
+def test_props_carry_the_same_records(media_http: httpx.Client) -> None:
     for model_id, (runtime, workload, _, _) in EXPECTED.items():
-        props = web.get("/props", params={"model": model_id}).json()
-        entry = web.get(f"/v1/models/{model_id}").json()
+        props = media_http.get("/props", params={"model": model_id}).json()
+        entry = media_http.get(f"/v1/models/{model_id}").json()
         assert props["runtime"] == runtime
         assert props["capabilities"] == entry["capabilities"]
         assert props["capabilities"]["workload"] == workload
 
 
-def test_ollama_tags_and_show(web: httpx.Client) -> None:
-    tags = web.get("/api/tags").json()
+def test_ollama_tags_and_show(media_http: httpx.Client) -> None:
+    tags = media_http.get("/api/tags").json()
     validate_ollama("ListResponse", tags)
     named = {m["name"]: m["capabilities"] for m in tags["models"]}
     assert named == {CHAT: ["completion", "tools"], EMBEDDER: ["embedding"],
                      WHISPER: ["transcription", "translation"]}
     # A request loads the model, then /api/show reports its capabilities and runtime.
-    assert web.post("/api/embed", json={"model": EMBEDDER, "input": "load"}).status_code == 200
-    shown = web.post("/api/show", json={"model": EMBEDDER}).json()
+    assert media_http.post("/api/embed", json={"model": EMBEDDER, "input": "load"}).status_code == 200
+    shown = media_http.post("/api/show", json={"model": EMBEDDER}).json()
     validate_ollama("ShowResponse", shown)
     assert shown["capabilities"] == ["embedding"]
     assert shown["model_info"]["superfluid.runtime"] == "llamacpp"
     assert "template" not in shown
-    speech = web.post("/api/show", json={"model": WHISPER}).json()
+    speech = media_http.post("/api/show", json={"model": WHISPER}).json()
     assert speech["model_info"]["superfluid.runtime"] == "whisper"
     assert speech["details"]["format"] == "ctranslate2"

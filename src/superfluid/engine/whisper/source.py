@@ -8,13 +8,14 @@ into place atomically) and reused afterwards. The packages are found through the
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata
 import logging
 import os
 import shutil
 import tempfile
 from pathlib import Path
+
+from superfluid.engine.models.model_sources import join_chunks
 
 log = logging.getLogger(__name__)
 
@@ -62,22 +63,10 @@ def model_dir(cache_dir: Path) -> Path:
         return target
     first, second = _data_files(PARTS[0]), _data_files(PARTS[1])
     chunks = [first["model.bin.part1"], second["model.bin.part2"]]
-    total = sum(p.stat().st_size for p in chunks)
     cache_dir.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".faster-whisper-base-", dir=cache_dir))
     try:
-        digest = hashlib.sha256()
-        done = 0
-        with (staging / "model.bin").open("wb") as out:
-            for chunk in chunks:
-                with chunk.open("rb") as src:
-                    while block := src.read(8 * 1024 * 1024):
-                        out.write(block)
-                        digest.update(block)
-                        done += len(block)
-                        log.info("assembling %s: %d%% (%d of %d MiB)", WHISPER_ID, done * 100 // total,
-                                 done >> 20, total >> 20)
-        if digest.hexdigest() != MODEL_SHA256:
+        if join_chunks(chunks, staging / "model.bin", WHISPER_ID) != MODEL_SHA256:
             raise AssemblyError(f"the joined {WHISPER_ID} model.bin does not match its published sha256")
         for name in SIDE_FILES:
             shutil.copyfile(first[name], staging / name)
