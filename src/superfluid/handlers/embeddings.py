@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
+from connexion import context
+
 from superfluid.engine.embedding import vectors
+from superfluid.engine.embedding.model import EmbeddingModel
+from superfluid.engine.models.served_model import LIGHT_PROMPT_CHARS
 from superfluid.errors import InvalidRequest
-from superfluid.handlers.context import services
+from superfluid.handlers.context import request_body, services
+from superfluid.http.offload import offload_of
 
 
 def read_input(raw: Any) -> list[str | list[int]]:
@@ -21,15 +27,26 @@ def read_input(raw: Any) -> list[str | list[int]]:
     return [item if isinstance(item, str) else list(item) for item in raw]
 
 
+async def tokenized(model: EmbeddingModel, inputs: Sequence[str | Sequence[int]], *, truncate: bool,
+                    param: str = "input", indexed: bool = True) -> list[list[int]]:
+    """``model.prepare`` on the preparation workers when the inputs are long (see http/offload.py), else here."""
+    prepare = functools.partial(model.prepare, inputs, truncate=truncate, param=param, indexed=indexed)
+    pool = offload_of(context.scope)
+    if pool is None or sum(len(item) for item in inputs) <= LIGHT_PROMPT_CHARS:
+        return prepare()
+    return await pool.run(prepare)
+
+
 def _data(index: int, vector: vectors.Vector, encoding: str) -> dict[str, Any]:
     embedding: Any = vectors.base64_le_f32(vector) if encoding == "base64" else vector.tolist()
     return {"object": "embedding", "index": index, "embedding": embedding}
 
 
-async def create(body: dict[str, Any]) -> dict[str, Any]:
+async def create() -> dict[str, Any]:
+    body = request_body()
     model = await services().models.embedder(body["model"])
     inputs: Sequence[str | list[int]] = read_input(body["input"])
-    tokens = model.prepare(inputs, truncate=False)
+    tokens = await tokenized(model, inputs, truncate=False)
     pooled = await model.embed(tokens)
     dimensions = body.get("dimensions")
     encoding = body.get("encoding_format") or "float"

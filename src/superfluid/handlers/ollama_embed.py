@@ -13,7 +13,8 @@ from typing import Any
 from superfluid.engine.embedding import vectors
 from superfluid.engine.embedding.model import EmbeddingModel
 from superfluid.handlers import ollama_params as params
-from superfluid.handlers.context import services
+from superfluid.handlers.context import request_body, services
+from superfluid.handlers.embeddings import tokenized
 
 
 async def _model(body: dict[str, Any]) -> EmbeddingModel:
@@ -25,7 +26,8 @@ async def _model(body: dict[str, Any]) -> EmbeddingModel:
     return model
 
 
-async def embed(body: dict[str, Any]) -> dict[str, Any]:
+async def embed() -> dict[str, Any]:
+    body = request_body()
     params.refuse_unknown(body, params.EMBED_FIELDS)
     started = time.monotonic_ns()
     model = await _model(body)
@@ -35,7 +37,7 @@ async def embed(body: dict[str, Any]) -> dict[str, Any]:
         return {"model": model.id, "embeddings": [], "total_duration": time.monotonic_ns() - started,
                 "prompt_eval_count": 0}
     truncate = body.get("truncate")
-    tokens = model.prepare(texts, truncate=truncate is None or bool(truncate))
+    tokens = await tokenized(model, texts, truncate=truncate is None or bool(truncate))
     pooled = await model.embed(tokens)
     dimensions = body.get("dimensions")
     out = [vectors.normalize(vectors.truncate(vectors.normalize(v), dimensions)).tolist() for v in pooled]
@@ -43,12 +45,13 @@ async def embed(body: dict[str, Any]) -> dict[str, Any]:
             "prompt_eval_count": sum(len(t) for t in tokens)}
 
 
-async def embeddings(body: dict[str, Any]) -> dict[str, Any]:
+async def embeddings() -> dict[str, Any]:
+    body = request_body()
     params.refuse_unknown(body, params.EMBEDDINGS_FIELDS)
     model = await _model(body)
     prompt = body.get("prompt") or ""
     if not prompt:
         return {"embedding": []}
-    tokens = model.prepare([prompt], truncate=True, param="prompt", indexed=False)
+    tokens = await tokenized(model, [prompt], truncate=True, param="prompt", indexed=False)
     (pooled,) = await model.embed(tokens)
     return {"embedding": pooled.tolist()}

@@ -7,7 +7,8 @@ from typing import Any
 
 from superfluid.engine.embedding import vectors
 from superfluid.errors import InvalidRequest
-from superfluid.handlers.context import services
+from superfluid.handlers.context import request_body, services
+from superfluid.handlers.embeddings import tokenized
 
 
 def _text(document: Any, index: int) -> str:
@@ -18,15 +19,16 @@ def _text(document: Any, index: int) -> str:
     return text
 
 
-async def rerank(body: dict[str, Any]) -> dict[str, Any]:
+async def rerank() -> dict[str, Any]:
+    body = request_body()
     documents = body.get("documents")
     if not isinstance(documents, list) or not documents:
         raise InvalidRequest("documents must be a non-empty array of strings", param="documents")
     texts = [_text(d, i) for i, d in enumerate(documents)]
     query = body["query"]
     model = await services().models.embedder(body["model"])
-    tokens = model.prepare([query], truncate=False, param="query", indexed=False) + model.prepare(texts, truncate=False,
-                                                                                     param="documents")
+    tokens = (await tokenized(model, [query], truncate=False, param="query", indexed=False)
+              + await tokenized(model, texts, truncate=False, param="documents"))
     pooled = await model.embed(tokens)
     ranking = vectors.cosine_ranking(pooled[0], pooled[1:])
     top_n = body.get("top_n")
@@ -43,11 +45,11 @@ async def rerank(body: dict[str, Any]) -> dict[str, Any]:
             "usage": {"prompt_tokens": n_tokens, "total_tokens": n_tokens}}
 
 
-async def reranking(body: dict[str, Any]) -> dict[str, Any]:
+async def reranking() -> dict[str, Any]:
     """/v1/reranking (llama-server's alias)."""
-    return await rerank(body)
+    return await rerank()
 
 
-async def rerank_root(body: dict[str, Any]) -> dict[str, Any]:
+async def rerank_root() -> dict[str, Any]:
     """/rerank (llama-server's alias)."""
-    return await rerank(body)
+    return await rerank()
