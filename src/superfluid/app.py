@@ -17,6 +17,8 @@ from connexion.middleware.routing import RoutingMiddleware
 from connexion.options import SwaggerUIOptions
 from starlette.middleware.cors import CORSMiddleware
 
+from superfluid.batches.dispatch import InProcess
+from superfluid.batches.runner import BatchRunner
 from superfluid.errors import EngineFailure, InvalidRequest, NotFound, SuperfluidError
 from superfluid.handlers.context import ClientDisconnected
 from superfluid.http.access import AccessControl, AccessGuard
@@ -95,6 +97,14 @@ def _on_sighup(access: AccessControl) -> Callable[[], None]:
     return stop
 
 
+async def _start_batches(services: Services, app: Any, state: dict[str, Any]) -> None:
+    """The batch runner sends its lines through this app, in process (batches/dispatch.py)."""
+    services.batches = BatchRunner(services.state, InProcess(app, state),
+                                   default_model=lambda: services.models.default_id,
+                                   lines_in_flight=services.settings.parallel)
+    await services.batches.start()
+
+
 def create_app(settings: Settings, services: Services | None = None, *,
                access: AccessControl | None = None) -> connexion.AsyncApp:
     """Build the ASGI app. ``services`` may be injected by tests; by default it is built at start-up.
@@ -110,8 +120,11 @@ def create_app(settings: Settings, services: Services | None = None, *,
         if isinstance(active, Services):  # unit tests inject stand-ins without models
             metrics.watch(active.models.figures)
         stop_watching = _on_sighup(access)
+        state: dict[str, Any] = {"services": active, "metrics": metrics, "access": access}
+        if isinstance(active, Services):
+            await _start_batches(active, app, state)
         try:
-            yield {"services": active, "metrics": metrics, "access": access}
+            yield state
         finally:
             stop_watching()
             if own:

@@ -128,6 +128,13 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--responses-max-bytes", type=_size, default=1024**3, metavar="SIZE",
                        help="keep stored responses under this size, removing the oldest first "
                             "(e.g. 512M, 2G; 0: no bound; default 1G)")
+    # Files and batches (docs/files-and-batches.md).
+    serve.add_argument("--files-max-bytes", type=_size, default=10 * 1024**3, metavar="SIZE",
+                       help="most bytes of uploaded files the store holds; an upload past it is a 413 "
+                            "files_quota_exceeded (e.g. 512M, 20G; 0: no bound; default 10G)")
+    serve.add_argument("--files-expiry", type=_duration, default=30 * 86400.0, metavar="AGE",
+                       help="remove uploaded files this long after their upload unless the upload's "
+                            "expires_after says otherwise (e.g. 12h, 30d; 0: keep; default 30d)")
     return parser
 
 
@@ -224,6 +231,8 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         sessions_dir=args.sessions,
         responses_max_age_s=args.responses_max_age,
         responses_max_bytes=args.responses_max_bytes,
+        files_max_bytes=args.files_max_bytes,
+        files_expiry_s=args.files_expiry,
         embedding=args.embedding,
         pooling=args.pooling,
         audio_concurrency=args.audio_concurrency,

@@ -16,7 +16,9 @@ The tree (status, OpenAI ``type``, ``code``)::
     ├── NotFound                         404 not_found_error
     │   └── ModelNotFound                404  param=model
     ├── RequestTimeout                   408 invalid_request_error code=request_timeout
+    ├── Conflict                         409 invalid_request_error (code file_in_use, batch_not_cancellable)
     ├── PayloadTooLarge                  413 invalid_request_error code=payload_too_large
+    │   └── FilesQuotaExceeded           413  code=files_quota_exceeded
     ├── HeaderFieldsTooLarge             431 invalid_request_error code=request_header_fields_too_large
     ├── RateLimited                      429 rate_limit_error      (carries Retry-After; code rate_limit_exceeded,
     │                                         concurrency_limit_exceeded or completion_rate_limited)
@@ -129,6 +131,20 @@ class PayloadTooLarge(SuperfluidError):
     status = 413
     error_type = "invalid_request_error"
     default_code = "payload_too_large"
+
+
+class FilesQuotaExceeded(PayloadTooLarge):
+    """An upload would take the file store past --files-max-bytes."""
+
+    default_code = "files_quota_exceeded"
+
+
+class Conflict(SuperfluidError):
+    """The request is valid but the thing it names is in a state that refuses it (a file a running batch
+    reads; a batch that already ended)."""
+
+    status = 409
+    error_type = "invalid_request_error"
 
 
 class RequestTimeout(SuperfluidError):

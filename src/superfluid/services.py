@@ -5,11 +5,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from superfluid.batches.runner import BatchRunner
 from superfluid.engine.models.registry import ModelRegistry
 from superfluid.http.offload import Offload
 from superfluid.http.rate_limit import TokenBuckets
 from superfluid.settings import Settings
-from superfluid.state import Bounds, State, default_sessions_dir
+from superfluid.state import Bounds, FileBounds, State, default_sessions_dir
 
 
 @dataclass
@@ -20,6 +21,8 @@ class Services:
     state: State
     offload: Offload | None = None
     """Worker threads for preparing big requests off the event loop (http/offload.py)."""
+    batches: BatchRunner | None = None
+    """Runs /v1/batches in the background; started by the app's lifespan, which knows the app it dispatches to."""
     started_at: float = field(default_factory=time.time)
     _counter: int = 0
 
@@ -28,7 +31,8 @@ class Services:
         return cls(settings=settings, models=ModelRegistry(settings),
                    fim_buckets=TokenBuckets(settings.completion_burst, settings.completion_rate),
                    state=State(settings.sessions_dir or default_sessions_dir(),
-                               Bounds(settings.responses_max_age_s, settings.responses_max_bytes)),
+                               Bounds(settings.responses_max_age_s, settings.responses_max_bytes),
+                               FileBounds(settings.files_max_bytes, settings.files_expiry_s)),
                    offload=Offload(settings.prepare_workers))
 
     def next_id(self, prefix: str) -> str:
@@ -40,6 +44,8 @@ class Services:
         await self.models.start()
 
     async def close(self) -> None:
+        if self.batches is not None:
+            await self.batches.close()
         await self.models.close()
         if self.offload is not None:
             self.offload.close()

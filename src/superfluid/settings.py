@@ -162,6 +162,10 @@ class Settings:
     """Stored responses older than this are removed; 0 keeps them for ever."""
     responses_max_bytes: int = 1024**3
     """Stored responses past this many bytes are removed, oldest first; 0 means no bound."""
+    files_max_bytes: int = 10 * 1024**3
+    """Most bytes of uploaded files (--files-max-bytes); an upload past it is a 413; 0 means no bound."""
+    files_expiry_s: float = 30 * 86400.0
+    """Uploaded files are removed this long after upload unless they say otherwise (--files-expiry); 0: kept."""
 
     # ---- embeddings and speech (docs/embeddings.md, docs/audio.md) ----
     embedding: bool = False

@@ -13,6 +13,10 @@ Checks run in that order, each refusal in the route's dialect:
 5. The key's request rate: 429 ``rate_limit_exceeded`` with Retry-After.
 6. The key's requests in flight on POST routes: 429 ``concurrency_limit_exceeded`` with Retry-After.
 
+A batch line (batches/dispatch.py) runs in process with ``BATCH_OWNER`` on its scope, which no client can set:
+it runs as the key that created the batch (its allow-list applies; a key since removed is a 401), without the
+per-IP and per-key rate and concurrency checks, which are for interactive callers.
+
 The key's id goes on the scope (``observe.KEY_ID``) and in the access log; its model allow-list goes on the
 engine's RequestScope. SIGHUP reloads the key files (``AccessControl.reload``): requests in flight keep running,
 and per-key counts carry over by key id.
@@ -30,7 +34,7 @@ from superfluid.engine.scheduling.job import QOS_RANK
 from superfluid.errors import AdminRequired, AuthenticationFailed, RateLimited, SuperfluidError
 from superfluid.http.guards import send_error
 from superfluid.http.keys import KeyGrant, KeyPolicyError, KeyRing, load_keyring
-from superfluid.http.observe import KEY_ID, record_of
+from superfluid.http.observe import BATCH_OWNER, KEY_ID, record_of
 from superfluid.http.rate_limit import InFlight, TokenBuckets, default_burst
 from superfluid.settings import Settings
 
@@ -123,6 +127,9 @@ class AccessGuard:
             await self.app(scope, receive, send)
             return
         control = self.control
+        if BATCH_OWNER in scope:
+            await self._batch_line(scope, receive, send)
+            return
         refusal = self._ip_refusal(scope)
         grant = None
         if refusal is None and control.keyring.enabled:
@@ -152,6 +159,18 @@ class AccessGuard:
             await self.app(scope, receive, send)
         finally:
             control.in_flight.leave(grant.id)
+
+    async def _batch_line(self, scope: Scope, receive: Receive, send: Send) -> None:
+        owner = scope[BATCH_OWNER]
+        ring = self.control.keyring
+        if owner is not None and ring.enabled:
+            grant = next((g for g in ring.grants if g.id == owner), None)
+            if grant is None:
+                await send_error(scope, send, AuthenticationFailed(
+                    f"key '{owner}', which created this batch, is no longer accepted"))
+                return
+            scope = self._as_key(scope, grant)
+        await self.app(scope, receive, send)
 
     def _ip_refusal(self, scope: Scope) -> SuperfluidError | None:
         control = self.control

@@ -29,6 +29,8 @@ RECORD = "superfluid.record"
 """Scope key of the request's RequestRecord."""
 
 KEY_ID = "superfluid.key_id"
+BATCH_OWNER = "superfluid.batch_owner"
+"""Set only on in-process batch lines (batches/dispatch.py): the id of the key that created the batch, or None."""
 """Scope key of the authenticated key's id (absent when the server asks for no key). Later features that own
 data per key (files, batches) read it with ``key_id(scope)``."""
 

@@ -2,7 +2,7 @@
 
 Handlers call it; the engine never does. ``database`` runs the work off the event loop (one writer thread,
 one reader thread, explicit transactions, WAL); ``migrations`` holds the schema and its version row; each kind of
-stored thing has a module of its own (``responses``; files and batches to come).
+stored thing has a module of its own (``responses``, ``files``, ``batches``).
 """
 
 from __future__ import annotations
@@ -10,25 +10,31 @@ from __future__ import annotations
 from pathlib import Path
 
 from superfluid.state.database import Database
+from superfluid.state.batches import BatchStore
 from superfluid.state.errors import StateError
+from superfluid.state.files import FILES_DIR, FileBounds, FileStore, StoredFile
 from superfluid.state.location import DATABASE_FILE, default_sessions_dir
 from superfluid.state.responses import Bounds, ItemPage, ResponseStore
 
-__all__ = ["Bounds", "Database", "ItemPage", "ResponseStore", "State", "StateError", "default_sessions_dir"]
+__all__ = ["BatchStore", "Bounds", "Database", "FileBounds", "FileStore", "ItemPage", "ResponseStore", "State",
+           "StateError", "StoredFile", "default_sessions_dir"]
 
 
 class State:
     """The sessions directory's database and the stores over it."""
 
-    def __init__(self, sessions_dir: Path, responses: Bounds) -> None:
+    def __init__(self, sessions_dir: Path, responses: Bounds, files: FileBounds | None = None) -> None:
         self.sessions_dir = sessions_dir
         self.database = Database(sessions_dir / DATABASE_FILE)
         self.responses = ResponseStore(self.database, responses)
+        self.files = FileStore(self.database, sessions_dir / FILES_DIR, files or FileBounds())
+        self.batches = BatchStore(self.database, self.files)
 
     async def open(self) -> None:
         """Open (creating or migrating) the database, then drop what the bounds no longer allow."""
         await self.database.open()
         await self.responses.prune()
+        await self.files.prepare()
 
     async def close(self) -> None:
         await self.database.close()

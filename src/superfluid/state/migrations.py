@@ -71,7 +71,69 @@ RESPONSES = Migration(1, "stored responses, their input items, and the store's s
     END""",
 ))
 
-MIGRATIONS: tuple[Migration, ...] = (RESPONSES,)
+FILES_AND_BATCHES = Migration(2, "uploaded files, batches and the finished lines of running batches", (
+    # One row per stored file; its bytes live in <sessions>/files/<id>, renamed into place before the row is
+    # committed (a crash leaves at most bytes without a row, which start-up removes). NULL expires_at: kept.
+    """CREATE TABLE files (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        owner TEXT,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER,
+        filename TEXT NOT NULL,
+        purpose TEXT NOT NULL,
+        bytes INTEGER NOT NULL
+    )""",
+    "CREATE INDEX files_by_expiry ON files (expires_at)",
+    "INSERT INTO store_usage (kind, rows, bytes) VALUES ('files', 0, 0)",
+    """CREATE TRIGGER files_counted AFTER INSERT ON files BEGIN
+        UPDATE store_usage SET rows = rows + 1, bytes = bytes + NEW.bytes WHERE kind = 'files';
+    END""",
+    """CREATE TRIGGER files_uncounted AFTER DELETE ON files BEGIN
+        UPDATE store_usage SET rows = rows - 1, bytes = bytes - OLD.bytes WHERE kind = 'files';
+    END""",
+    # One row per batch: the batch object's fields as columns (metadata and errors as JSON text).
+    """CREATE TABLE batches (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        owner TEXT,
+        created_at INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        endpoint TEXT NOT NULL,
+        input_file_id TEXT NOT NULL,
+        completion_window TEXT NOT NULL,
+        expires_at INTEGER NOT NULL,
+        metadata TEXT,
+        errors TEXT,
+        output_file_id TEXT,
+        error_file_id TEXT,
+        in_progress_at INTEGER,
+        finalizing_at INTEGER,
+        completed_at INTEGER,
+        failed_at INTEGER,
+        expired_at INTEGER,
+        cancelling_at INTEGER,
+        cancelled_at INTEGER,
+        total INTEGER NOT NULL,
+        completed INTEGER NOT NULL,
+        failed INTEGER NOT NULL,
+        input_tokens INTEGER NOT NULL,
+        output_tokens INTEGER NOT NULL
+    )""",
+    "CREATE INDEX batches_by_status ON batches (status, seq)",
+    "CREATE INDEX batches_by_input ON batches (input_file_id)",
+    # The result of every finished line of a batch not yet finalized (its output-file entry as JSON text);
+    # committed with the batch's counts, so a line is counted exactly when it is recorded.
+    """CREATE TABLE batch_lines (
+        batch_id TEXT NOT NULL,
+        line INTEGER NOT NULL,
+        ok INTEGER NOT NULL,
+        result TEXT NOT NULL,
+        PRIMARY KEY (batch_id, line)
+    )""",
+))
+
+MIGRATIONS: tuple[Migration, ...] = (RESPONSES, FILES_AND_BATCHES)
 
 
 def check_order(migrations: tuple[Migration, ...]) -> None:

@@ -1,0 +1,293 @@
+"""The batch runner: up to ``MAX_RUNNING`` batches at once, several lines of each in flight, resumable.
+
+A batch waits in ``validating`` (in creation order) until one of the ``MAX_RUNNING`` places frees up; then its
+input file is checked whole (batches/input.py) and it fails with OpenAI's ``errors`` object, or moves to
+``in_progress`` with its request count. Its lines run through the server's own routes (batches/dispatch.py) at
+background QoS, ``lines_in_flight`` at a time, each committed with the batch's counts as it finishes
+(state/batches.py). Then ``finalizing``: the recorded results become the output file (2xx replies) and the error
+file (the rest), in input order, and the batch ``completed``. A cancelled batch stops between lines (the lines in
+flight finish and are kept) and ends ``cancelled`` with the files of what ran; one past its completion window
+stops the same way and ends ``expired``, each line that never ran in the error file as ``batch_expired``.
+
+A server that stops (or is killed) mid-batch resumes it at start-up: lines already recorded are skipped, the
+rest run, so none runs twice (a line is recorded once, with its result) and none is lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import secrets
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from superfluid.batches.dispatch import InProcess, Reply
+from superfluid.batches.input import BatchLine, read_lines, validate
+from superfluid.errors import InvalidRequest
+from superfluid.state import State, StoredFile
+from superfluid.state.batches import LineResult
+from superfluid.state.files import new_file_id
+
+log = logging.getLogger(__name__)
+
+MAX_RUNNING = 4
+MAX_WAITING = 256
+LINE_MAX_TOKENS = 2048
+"""A generation line that names no limit stops here (not at --max-tokens: the operator's flags are for
+interactive callers)."""
+_LIMIT_FIELDS = {"/v1/chat/completions": ("max_completion_tokens", "max_tokens"),
+                 "/v1/completions": ("max_tokens",), "/v1/responses": ("max_output_tokens",),
+                 "/v1/messages": ("max_tokens",)}
+_RETRY_STATUSES = (429, 503)
+_RETRY_MAX_S = 30.0
+
+
+def line_body(line: BatchLine, default_model: str) -> dict[str, Any]:
+    """What a line sends to its route: its body, with the default model and the line cap filled in."""
+    body = dict(line.body)
+    body.setdefault("model", default_model)
+    limits = _LIMIT_FIELDS.get(line.url, ())
+    if limits and all(body.get(name) is None for name in limits):
+        body[limits[-1]] = LINE_MAX_TOKENS
+    return body
+
+
+def usage_of(reply: Reply) -> tuple[int, int]:
+    """(input tokens, output tokens) of a reply body, whatever the route's usage shape."""
+    usage = reply.body.get("usage") if isinstance(reply.body, dict) else None
+    if not isinstance(usage, dict):
+        return 0, 0
+    inputs = usage.get("prompt_tokens", usage.get("input_tokens", 0))
+    outputs = usage.get("completion_tokens", usage.get("output_tokens", 0))
+    return int(inputs or 0), int(outputs or 0)
+
+
+def entry(line: BatchLine, status: int | None, body: Any, error: dict[str, str] | None = None) -> str:
+    """One output- or error-file line in OpenAI's batch output format."""
+    response = None if status is None else {"status_code": status, "request_id": "req_" + secrets.token_hex(12),
+                                            "body": body}
+    return json.dumps({"id": "batch_req_" + secrets.token_hex(12), "custom_id": line.custom_id,
+                       "response": response, "error": error}, ensure_ascii=False)
+
+
+class BatchRunner:
+    def __init__(self, state: State, dispatch: InProcess, *, default_model: Callable[[], str],
+                 lines_in_flight: int = 4, clock: Callable[[], float] = time.time) -> None:
+        self._state = state
+        self._dispatch = dispatch
+        self._default_model = default_model
+        self._in_flight = max(1, lines_in_flight)
+        self._clock = clock
+        self._waiting: deque[str] = deque()
+        self._running: dict[str, asyncio.Task[None]] = {}
+        self._stopping: dict[str, asyncio.Event] = {}
+        self._side: set[asyncio.Task[None]] = set()
+        self._wake = asyncio.Event()
+        self._loop_task: asyncio.Task[None] | None = None
+
+    def now(self) -> int:
+        return int(self._clock())
+
+    async def start(self) -> None:
+        """Pick up every batch that had not ended, in creation order."""
+        for row in await self._state.batches.unfinished():
+            self._waiting.append(str(row["id"]))
+        self._loop_task = asyncio.create_task(self._schedule(), name="superfluid-batches")
+
+    async def close(self) -> None:
+        """Stop scheduling and cancel the lines in flight (they run again at the next start)."""
+        tasks = [t for t in (self._loop_task, *self._running.values(), *self._side) if t is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    def submit(self, batch_id: str) -> None:
+        self._waiting.append(batch_id)
+        self._wake.set()
+
+    def cancel(self, batch_id: str) -> None:
+        """The batch was marked ``cancelling``: stop it between lines (or at once if it is still waiting)."""
+        if batch_id in self._stopping:
+            self._stopping[batch_id].set()
+        elif batch_id in self._waiting:
+            self._waiting.remove(batch_id)
+            task = asyncio.create_task(self._run(batch_id))
+            self._side.add(task)
+            task.add_done_callback(self._side.discard)
+
+    async def _schedule(self) -> None:
+        while True:
+            while self._waiting and len(self._running) < MAX_RUNNING:
+                batch_id = self._waiting.popleft()
+                self._stopping[batch_id] = asyncio.Event()
+                task = asyncio.create_task(self._run(batch_id), name=f"superfluid-{batch_id}")
+                self._running[batch_id] = task
+                task.add_done_callback(lambda _t, b=batch_id: self._finished(b))
+            await self._wake.wait()
+            self._wake.clear()
+
+    def _finished(self, batch_id: str) -> None:
+        self._running.pop(batch_id, None)
+        self._stopping.pop(batch_id, None)
+        self._wake.set()
+
+    async def _run(self, batch_id: str) -> None:
+        try:
+            await self._advance(batch_id)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("batch %s stopped; it resumes at the next start", batch_id)
+
+    async def _advance(self, batch_id: str) -> None:
+        store = self._state.batches
+        row = await store.get(batch_id, any_owner=True)
+        if row is None:
+            return
+        stop = self._stopping.get(batch_id) or asyncio.Event()
+        if row["status"] == "validating":
+            row = await self._validate(row)
+        if row["status"] == "in_progress":
+            expired = await self._run_lines(row, stop)
+            if expired:
+                await self._finalize(row, "expired")
+                return
+            row = await store.get(batch_id, any_owner=True) or row
+        if row["status"] == "in_progress":
+            row = await store.update(batch_id, when_status=("in_progress",), status="finalizing",
+                                     finalizing_at=self.now()) or await store.get(batch_id, any_owner=True) or row
+        if row["status"] == "finalizing":
+            await self._finalize(row, "completed")
+        elif row["status"] == "cancelling":
+            await self._finalize(row, "cancelled")
+
+    def _input_path(self, row: dict[str, Any]) -> Path:
+        return self._state.files.path_of(str(row["input_file_id"]))
+
+    async def _validate(self, row: dict[str, Any]) -> dict[str, Any]:
+        store, batch_id = self._state.batches, str(row["id"])
+        try:
+            count, errors = await asyncio.to_thread(validate, self._input_path(row))
+        except OSError as exc:
+            count, errors = 0, [{"code": "file_unreadable", "message": f"the input file cannot be read: {exc}",
+                                 "param": "input_file_id", "line": None}]
+        if errors:
+            changed = await store.update(batch_id, when_status=("validating",), status="failed",
+                                         failed_at=self.now(), errors=json.dumps({"object": "list", "data": errors}))
+        else:
+            changed = await store.update(batch_id, when_status=("validating",), status="in_progress",
+                                         in_progress_at=self.now(), total=count)
+        return changed or await store.get(batch_id, any_owner=True) or row
+
+    async def _run_lines(self, row: dict[str, Any], stop: asyncio.Event) -> bool:
+        """Run the lines not yet recorded; True if the batch's window closed first."""
+        batch_id = str(row["id"])
+        done = await self._state.batches.done_lines(batch_id)
+        slots = asyncio.Semaphore(self._in_flight)
+        tasks: set[asyncio.Task[None]] = set()
+        lines = read_lines(self._input_path(row))
+        expired = False
+        try:
+            while not stop.is_set():
+                line = await asyncio.to_thread(next, lines, None)
+                if line is None:
+                    break
+                if line.index in done:
+                    continue
+                if self.now() >= int(row["expires_at"]):
+                    expired = True
+                    break
+                await slots.acquire()
+                if stop.is_set():
+                    slots.release()
+                    break
+                task = asyncio.create_task(self._line(row, line))
+                tasks.add(task)
+                task.add_done_callback(lambda t: (tasks.discard(t), slots.release()))
+            if tasks:
+                await asyncio.gather(*tasks)
+        except BaseException:
+            for task in tasks:
+                task.cancel()
+            raise
+        finally:
+            lines.close()
+        return expired
+
+    async def _line(self, row: dict[str, Any], line: BatchLine) -> None:
+        if line.body.get("stream"):
+            error = InvalidRequest("stream is not supported in a batch; leave it out", param="body.stream")
+            result = LineResult(line.index, False, entry(line, 400, error.openai_body()))
+            await self._state.batches.record_line(str(row["id"]), result)
+            return
+        body = line_body(line, self._default_model())
+        wait = 1.0
+        while True:
+            reply = await self._dispatch.post(line.url, body, owner=row["owner"])
+            if reply.status not in _RETRY_STATUSES:
+                break
+            await asyncio.sleep(wait)  # the server is busy with interactive work: this line waits its turn
+            wait = min(wait * 2, _RETRY_MAX_S)
+        inputs, outputs = usage_of(reply)
+        ok = 200 <= reply.status < 300
+        result = LineResult(line.index, ok, entry(line, reply.status, reply.body))
+        await self._state.batches.record_line(str(row["id"]), result, input_tokens=inputs, output_tokens=outputs)
+
+    async def _finalize(self, row: dict[str, Any], status: str) -> None:
+        """Write the output and error files and end the batch in ``status``."""
+        store, batch_id = self._state.batches, str(row["id"])
+        at = self.now()
+        if status == "expired":
+            done = await store.done_lines(batch_id)
+            for line in await asyncio.to_thread(lambda: list(_unrun(self._input_path(row), done))):
+                error = {"code": "batch_expired", "message": "the batch's completion window closed before this "
+                         "request ran"}
+                await store.record_line(batch_id, LineResult(line.index, False, entry(line, None, None, error)))
+        outputs = await self._write_outputs(batch_id, str(row["owner"]) if row["owner"] is not None else None)
+        await store.finalize(batch_id, outputs, status=status, **{f"{status}_at": at})
+        log.info("batch %s %s", batch_id, status)
+
+    async def _write_outputs(self, batch_id: str, owner: str | None) -> list[tuple[Path, StoredFile, str]]:
+        files = self._state.files
+        temps = {True: files.temp_path(), False: files.temp_path()}
+        sizes = {True: 0, False: 0}
+        handles = {ok: path.open("wb") for ok, path in temps.items()}
+        try:
+            after = -1
+            while page := await self._state.batches.line_page(batch_id, after=after):
+                for result in page:
+                    data = (result.entry + "\n").encode()
+                    handles[result.ok].write(data)
+                    sizes[result.ok] += len(data)
+                after = page[-1].line
+            await asyncio.to_thread(_sync_all, list(handles.values()))
+        finally:
+            for handle in handles.values():
+                handle.close()
+        created = files.now()
+        outputs = []
+        for ok, column, suffix in ((True, "output_file_id", "output"), (False, "error_file_id", "error")):
+            if not sizes[ok]:
+                temps[ok].unlink(missing_ok=True)
+                continue
+            record = StoredFile(new_file_id(), owner, created, files.expires_at(created, None),
+                                f"{batch_id}_{suffix}.jsonl", "batch_output", sizes[ok])
+            outputs.append((temps[ok], record, column))
+        return outputs
+
+
+def _sync_all(handles: list[IO[bytes]]) -> None:
+    for handle in handles:
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _unrun(path: Path, done: set[int]) -> Iterator[BatchLine]:
+    for line in read_lines(path):
+        if line.index not in done:
+            yield line
