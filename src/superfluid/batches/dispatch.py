@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from starlette.types import ASGIApp, Message
 
@@ -29,6 +29,10 @@ class Reply:
     status: int
     body: Any
     """The parsed JSON body (None if the route sent something else)."""
+
+
+class Dispatch(Protocol):
+    async def post(self, path: str, body: dict[str, Any], *, owner: str | None) -> Reply: ...
 
 
 class InProcess:

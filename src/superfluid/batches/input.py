@@ -14,7 +14,7 @@ file is useful here and costs nothing, since every line runs through its own rou
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -89,7 +89,7 @@ def validate(path: Path) -> tuple[int, list[dict[str, Any]]]:
     return count, errors
 
 
-def read_lines(path: Path) -> Iterator[BatchLine]:
+def read_lines(path: Path) -> Generator[BatchLine, None, None]:
     """The requests of a file ``validate`` passed, in order."""
     index = 0
     with path.open("rb") as stream:

@@ -16,6 +16,7 @@ rest run, so none runs twice (a line is recorded once, with its result) and none
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import os
@@ -26,7 +27,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from superfluid.batches.dispatch import InProcess, Reply
+from superfluid.batches.dispatch import Dispatch, Reply
 from superfluid.batches.input import BatchLine, read_lines, validate
 from superfluid.errors import InvalidRequest
 from superfluid.state import State, StoredFile
@@ -44,6 +45,7 @@ _LIMIT_FIELDS = {"/v1/chat/completions": ("max_completion_tokens", "max_tokens")
                  "/v1/completions": ("max_tokens",), "/v1/responses": ("max_output_tokens",),
                  "/v1/messages": ("max_tokens",)}
 _RETRY_STATUSES = (429, 503)
+_RETRY_FIRST_S = 1.0
 _RETRY_MAX_S = 30.0
 
 
@@ -76,7 +78,7 @@ def entry(line: BatchLine, status: int | None, body: Any, error: dict[str, str] 
 
 
 class BatchRunner:
-    def __init__(self, state: State, dispatch: InProcess, *, default_model: Callable[[], str],
+    def __init__(self, state: State, dispatch: Dispatch, *, default_model: Callable[[], str],
                  lines_in_flight: int = 4, clock: Callable[[], float] = time.time) -> None:
         self._state = state
         self._dispatch = dispatch
@@ -107,6 +109,9 @@ class BatchRunner:
         await asyncio.gather(*tasks, return_exceptions=True)
 
     def submit(self, batch_id: str) -> None:
+        """Queue a new batch (once: a batch already waiting or running is not queued again)."""
+        if batch_id in self._running or batch_id in self._waiting:
+            return
         self._waiting.append(batch_id)
         self._wake.set()
 
@@ -127,11 +132,11 @@ class BatchRunner:
                 self._stopping[batch_id] = asyncio.Event()
                 task = asyncio.create_task(self._run(batch_id), name=f"superfluid-{batch_id}")
                 self._running[batch_id] = task
-                task.add_done_callback(lambda _t, b=batch_id: self._finished(b))
+                task.add_done_callback(functools.partial(self._finished, batch_id))
             await self._wake.wait()
             self._wake.clear()
 
-    def _finished(self, batch_id: str) -> None:
+    def _finished(self, batch_id: str, _task: asyncio.Task[None]) -> None:
         self._running.pop(batch_id, None)
         self._stopping.pop(batch_id, None)
         self._wake.set()
@@ -190,7 +195,7 @@ class BatchRunner:
         done = await self._state.batches.done_lines(batch_id)
         slots = asyncio.Semaphore(self._in_flight)
         tasks: set[asyncio.Task[None]] = set()
-        lines = read_lines(self._input_path(row))
+        lines = read_lines(self._input_path(row))  # a generator: closed below
         expired = False
         try:
             while not stop.is_set():
@@ -208,7 +213,7 @@ class BatchRunner:
                     break
                 task = asyncio.create_task(self._line(row, line))
                 tasks.add(task)
-                task.add_done_callback(lambda t: (tasks.discard(t), slots.release()))
+                task.add_done_callback(functools.partial(_line_done, tasks, slots))
             if tasks:
                 await asyncio.gather(*tasks)
         except BaseException:
@@ -226,7 +231,7 @@ class BatchRunner:
             await self._state.batches.record_line(str(row["id"]), result)
             return
         body = line_body(line, self._default_model())
-        wait = 1.0
+        wait = _RETRY_FIRST_S
         while True:
             reply = await self._dispatch.post(line.url, body, owner=row["owner"])
             if reply.status not in _RETRY_STATUSES:
@@ -279,6 +284,11 @@ class BatchRunner:
                                 f"{batch_id}_{suffix}.jsonl", "batch_output", sizes[ok])
             outputs.append((temps[ok], record, column))
         return outputs
+
+
+def _line_done(tasks: set[asyncio.Task[None]], slots: asyncio.Semaphore, task: asyncio.Task[None]) -> None:
+    tasks.discard(task)
+    slots.release()
 
 
 def _sync_all(handles: list[IO[bytes]]) -> None:

@@ -61,7 +61,7 @@ async def retrieve(batch_id: str) -> Response:
 
 
 async def list_batches(limit: int = 20, after: str | None = None, **_ignored: Any) -> Response:
-    rows, has_more = await services().state.batches.list(owner=key_id(), limit=limit, after=after)
+    rows, has_more = await services().state.batches.page(owner=key_id(), limit=limit, after=after)
     data = [batch_object(r) for r in rows]
     return JSONResponse({"object": "list", "data": data, "first_id": data[0]["id"] if data else None,
                          "last_id": data[-1]["id"] if data else None, "has_more": has_more})

@@ -85,7 +85,7 @@ async def create(body: dict[str, Any] | None = None, file: UploadFile | None = N
 
 async def list_files(purpose: str | None = None, limit: int = 10000, order: str = "desc", after: str | None = None,
                      **_ignored: Any) -> Response:
-    files, has_more = await services().state.files.list(owner=key_id(), purpose=purpose, limit=limit, order=order,
+    files, has_more = await services().state.files.page(owner=key_id(), purpose=purpose, limit=limit, order=order,
                                                         after=after)
     data = [f.to_object() for f in files]
     return JSONResponse({"object": "list", "data": data, "first_id": data[0]["id"] if data else None,

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from superfluid.state.database import Database
 from superfluid.state.batches import BatchStore
+from superfluid.state.database import Database
 from superfluid.state.errors import StateError
 from superfluid.state.files import FILES_DIR, FileBounds, FileStore, StoredFile
 from superfluid.state.location import DATABASE_FILE, default_sessions_dir

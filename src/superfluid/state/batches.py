@@ -104,12 +104,13 @@ class BatchStore:
         rows = await self._db.read(work)
         return rows[0] if rows else None
 
-    async def list(self, *, owner: str | None = None, limit: int = 20,
+    async def page(self, *, owner: str | None = None, limit: int = 20,
                    after: str | None = None) -> tuple[list[dict[str, Any]], bool]:
         """The caller's batches, newest first, and whether more follow."""
 
         def work(conn: sqlite3.Connection) -> list[dict[str, Any]]:
-            where, args = "owner IS ?", [owner]
+            where = "owner IS ?"
+            args: list[Any] = [owner]
             if after is not None:
                 row = conn.execute("SELECT seq FROM batches WHERE id = ?", (after,)).fetchone()
                 if row is not None:

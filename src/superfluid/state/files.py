@@ -161,7 +161,7 @@ class FileStore:
         """The file, or None (unknown, deleted, expired or someone else's)."""
         return await self._db.read(lambda conn: self.find(conn, file_id, owner))
 
-    async def list(self, *, owner: str | None = None, purpose: str | None = None, limit: int = 10000,
+    async def page(self, *, owner: str | None = None, purpose: str | None = None, limit: int = 10000,
                    order: str = "desc", after: str | None = None) -> tuple[list[StoredFile], bool]:
         """A page of the caller's files by upload order, and whether more follow."""
 
