@@ -1,7 +1,8 @@
 """Files and batches through the official openai SDK against the real server (one module-scoped server with a
-small file quota): upload, list, retrieve, download and delete files; a 50-line batch of chat, embedding and
+small file quota and a key policy): upload, list, retrieve, download and delete files; a 50-line batch of chat, embedding and
 malformed lines whose output and error files match the input's custom_ids one to one; a malformed input file;
-the quota's 413, the queue's 429, cancelling, a file a running batch reads, and a batch's completion window."""
+the quota's 413, the queue's 429, cancelling, a file a running batch reads, a batch's completion window, and
+per-key visibility (a batch's lines run as the key that created it)."""
 
 from __future__ import annotations
 
@@ -24,20 +25,43 @@ from conformance.server import DEFAULT_MODEL, RunningServer, start_server, stop_
 EMBEDDER = "all-minilm-l6-v2"
 QUOTA = 256 * 1024
 ENDED = ("completed", "failed", "cancelled", "expired")
+ALICE, BOB, CAROL = "alice-k3y", "bob-k3y", "carol-k3y"
+POLICY = f"""
+[[keys]]
+id = "alice"
+key = "{ALICE}"
+max_concurrent = 1
+
+[[keys]]
+id = "bob"
+key = "{BOB}"
+
+[[keys]]
+id = "carol"
+key = "{CAROL}"
+models = ["{DEFAULT_MODEL}"]
+"""
 
 
 @pytest.fixture(scope="module")
 def batch_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     base = tmp_path_factory.mktemp("batches")
+    (base / "policy.toml").write_text(POLICY)
     running = start_server([DEFAULT_MODEL, EMBEDDER, "--parallel", "2", "--ctx-size", "2048", "--threads", "1",
-                            "--files-max-bytes", str(QUOTA), "--files-expiry", "1h"], base / "server.log")
+                            "--files-max-bytes", str(QUOTA), "--files-expiry", "1h",
+                            "--key-policy", str(base / "policy.toml")], base / "server.log")
     yield running
     stop_server(running)
 
 
+def client_for(server: RunningServer, key: str) -> OpenAI:
+    return OpenAI(base_url=server.base_url + "/v1", api_key=key, max_retries=0, timeout=120)
+
+
 @pytest.fixture(scope="module")
 def sdk(batch_server: RunningServer) -> OpenAI:
-    return OpenAI(base_url=batch_server.base_url + "/v1", api_key="unused", max_retries=0, timeout=120)
+    """Alice's client: her key allows one request at a time, which her batches' lines do not count against."""
+    return client_for(batch_server, ALICE)
 
 
 def jsonl(lines: list[dict[str, Any]]) -> bytes:
@@ -192,8 +216,9 @@ def test_a_batch_needs_a_batch_file_of_its_own(sdk: OpenAI) -> None:
         sdk.batches.retrieve("batch_000000")
 
 
-def _slow_lines(n: int, prefix: str) -> list[dict[str, Any]]:
-    return [chat_line(f"{prefix}-{i}", "Tell a long story.", max_tokens=64, ignore_eos=True) for i in range(n)]
+def _slow_lines(n: int, prefix: str, max_tokens: int = 64) -> list[dict[str, Any]]:
+    return [chat_line(f"{prefix}-{i}", "Tell a long story.", max_tokens=max_tokens, ignore_eos=True)
+            for i in range(n)]
 
 
 def test_cancel_stops_between_lines_and_a_read_file_cannot_be_deleted(sdk: OpenAI) -> None:
@@ -217,7 +242,7 @@ def test_cancel_stops_between_lines_and_a_read_file_cannot_be_deleted(sdk: OpenA
 
 
 def test_a_batch_past_its_window_expires_with_the_unrun_lines_in_the_error_file(sdk: OpenAI) -> None:
-    lines = _slow_lines(12, "late")
+    lines = _slow_lines(10, "late", max_tokens=32)
     batch = sdk.batches.create(input_file_id=upload(sdk, lines), endpoint="/v1/chat/completions",
                                completion_window="2s")
     done = wait_until_ended(sdk, batch.id)
@@ -231,7 +256,8 @@ def test_a_batch_past_its_window_expires_with_the_unrun_lines_in_the_error_file(
 def test_the_257th_waiting_batch_is_refused_with_429(sdk: OpenAI, batch_server: RunningServer) -> None:
     slow = upload(sdk, _slow_lines(4, "queue"))
     created: list[str] = []
-    with httpx.Client(base_url=batch_server.base_url, timeout=60) as http:
+    with httpx.Client(base_url=batch_server.base_url, timeout=60,
+                      headers={"authorization": f"Bearer {ALICE}"}) as http:
         try:
             refused = None
             for _ in range(4 + 256 + 1):  # four run, 256 wait, the next is refused
@@ -246,10 +272,37 @@ def test_the_257th_waiting_batch_is_refused_with_429(sdk: OpenAI, batch_server: 
             assert refused.headers.get("retry-after")
             # Four run, 256 wait: the refusal comes once 256 are validating (the four that run may still be).
             assert 256 <= len(created) <= 260
-            waiting = sum(1 for b in created if http.get(f"/v1/batches/{b}").json()["status"] == "validating")
-            assert waiting >= 252
+            assert http.get(f"/v1/batches/{created[-1]}").json()["status"] == "validating"
         finally:
             for batch_id in created:
                 http.post(f"/v1/batches/{batch_id}/cancel")
     for batch_id in created[-3:]:
         assert wait_until_ended(sdk, batch_id, timeout_s=120).status == "cancelled"
+
+
+def test_files_and_batches_are_visible_only_to_the_key_that_created_them(sdk: OpenAI,
+                                                                         batch_server: RunningServer) -> None:
+    bob, carol = client_for(batch_server, BOB), client_for(batch_server, CAROL)
+    file_id = upload(sdk, [chat_line("mine", "hi")])
+    batch = sdk.batches.create(input_file_id=file_id, endpoint="/v1/chat/completions", completion_window="24h")
+    for call in (lambda: bob.files.retrieve(file_id), lambda: bob.files.content(file_id),
+                 lambda: bob.files.delete(file_id), lambda: bob.batches.retrieve(batch.id),
+                 lambda: bob.batches.cancel(batch.id),
+                 lambda: bob.batches.create(input_file_id=file_id, endpoint="/v1/chat/completions",
+                                            completion_window="24h")):
+        with pytest.raises(openai.NotFoundError):
+            call()
+    assert file_id not in [f.id for f in bob.files.list().data]
+    assert batch.id not in [b.id for b in bob.batches.list().data]
+    assert wait_until_ended(sdk, batch.id).status == "completed"
+    # Carol's key may use the chat model only: her batch's embedding line is refused as her direct call would be.
+    lines = [chat_line("chat", "hi"), {"custom_id": "embed", "method": "POST", "url": "/v1/embeddings",
+                                       "body": {"model": EMBEDDER, "input": "x"}}]
+    done = wait_until_ended(carol, carol.batches.create(input_file_id=upload(carol, lines),
+                                                        endpoint="/v1/chat/completions", completion_window="24h").id)
+    [refused] = read_jsonl(carol, done.error_file_id)
+    assert refused["custom_id"] == "embed" and refused["response"]["status_code"] in (403, 404)
+    with pytest.raises(openai.APIStatusError) as direct:
+        carol.embeddings.create(model=EMBEDDER, input="x")
+    assert direct.value.status_code == refused["response"]["status_code"]
+    assert [o["custom_id"] for o in read_jsonl(carol, done.output_file_id)] == ["chat"]

@@ -44,7 +44,7 @@ interactive callers)."""
 _LIMIT_FIELDS = {"/v1/chat/completions": ("max_completion_tokens", "max_tokens"),
                  "/v1/completions": ("max_tokens",), "/v1/responses": ("max_output_tokens",),
                  "/v1/messages": ("max_tokens",)}
-_RETRY_STATUSES = (429, 503)
+_RETRY_STATUSES = (429,)
 _RETRY_FIRST_S = 1.0
 _RETRY_MAX_S = 30.0
 
