@@ -1,8 +1,8 @@
 """Files and batches through the official openai SDK against the real server (one module-scoped server with a
-small file quota and a key policy): upload, list, retrieve, download and delete files; a 50-line batch of chat, embedding and
-malformed lines whose output and error files match the input's custom_ids one to one; a malformed input file;
-the quota's 413, the queue's 429, cancelling, a file a running batch reads, a batch's completion window, and
-per-key visibility (a batch's lines run as the key that created it)."""
+small file quota and a key policy): upload, list, retrieve, download and delete files; a 50-line batch of chat,
+embedding and malformed lines whose output and error files match the input's custom_ids one to one; a malformed
+input file; the quota's 413, the queue's 429, cancelling, a file a running batch reads, a batch's completion
+window, and per-key visibility (a batch's lines run as the key that created it)."""
 
 from __future__ import annotations
 
