@@ -153,6 +153,22 @@ EXCHANGES: tuple[Exchange, ...] = (
              "/v1/responses/resp_unknown"),
     Exchange("responses_input_items_unknown", "The input items of a response that is not stored: 404.", "GET",
              "/v1/responses/resp_unknown/input_items", query={"limit": "5"}),
+    Exchange("files_create_not_multipart", "An upload is a multipart form: JSON is a 415.", "POST", "/v1/files",
+             {"purpose": "batch"}),
+    Exchange("files_list_bad_limit", "A file page of 0 is a 400.", "GET", "/v1/files",
+             query={"limit": "0"}),
+    Exchange("files_get_unknown", "A file nobody uploaded is a 404.", "GET", "/v1/files/file-unknown"),
+    Exchange("files_content_unknown", "The bytes of a file nobody uploaded: 404.", "GET",
+             "/v1/files/file-unknown/content"),
+    Exchange("files_delete_unknown", "Deleting a file nobody uploaded is a 404.", "DELETE", "/v1/files/file-unknown"),
+    Exchange("batches_create_unknown_file", "A batch whose input file is unknown is a 404 naming it.", "POST",
+             "/v1/batches", {"input_file_id": "file-unknown", "endpoint": "/v1/chat/completions",
+                             "completion_window": "24h"}),
+    Exchange("batches_list_bad_limit", "A batch page of 101 is a 400.", "GET", "/v1/batches",
+             query={"limit": "101"}),
+    Exchange("batches_get_unknown", "A batch nobody created is a 404.", "GET", "/v1/batches/batch_unknown"),
+    Exchange("batches_cancel_unknown", "Cancelling a batch nobody created is a 404.", "POST",
+             "/v1/batches/batch_unknown/cancel"),
 )
 
 

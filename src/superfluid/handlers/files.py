@@ -9,6 +9,7 @@ key gets the 404 an unknown id gets.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 from collections.abc import AsyncIterator
@@ -41,9 +42,17 @@ def _copy(source: IO[bytes], target: Path) -> int:
 
 
 def expires_after(body: dict[str, Any]) -> int | None:
-    """The upload's ``expires_after`` seconds (a JSON object field, or the SDK's ``expires_after[...]`` form
-    fields), checked as OpenAI does: anchor created_at, 3600 to 2592000 seconds."""
+    """The upload's ``expires_after`` seconds (the SDK's ``expires_after[...]`` form fields, or one form field
+    holding the object as JSON), checked as OpenAI does: anchor created_at, 3600 to 2592000 seconds."""
     raw = body.get("expires_after")
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            raw = None
+        if not isinstance(raw, dict):
+            raise InvalidRequest("expires_after must be a JSON object {\"anchor\": \"created_at\", \"seconds\": N}",
+                                 param="expires_after")
     if isinstance(raw, dict):
         anchor, seconds = raw.get("anchor"), raw.get("seconds")
     else:
