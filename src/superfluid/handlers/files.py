@@ -129,8 +129,7 @@ async def content(file_id: str) -> Response:
             handle.close()
 
     return StreamingResponse(chunks(), media_type="application/octet-stream",
-                             headers={"content-length": str(found.bytes),
-                                      "content-disposition": f'attachment; filename="{found.filename}"'})
+                             headers={"content-length": str(found.bytes)})
 
 
 async def delete(file_id: str) -> Response:
