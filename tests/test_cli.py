@@ -189,6 +189,13 @@ def test_response_bounds_default_to_thirty_days_and_a_gibibyte() -> None:
     assert settings.responses_max_age_s == 30 * 86400 and settings.responses_max_bytes == 1024**3
 
 
+def test_file_bounds_land_on_their_fields_and_default_to_ten_gibibytes_and_thirty_days() -> None:
+    settings = _settings("--files-max-bytes", "512M", "--files-expiry", "12h")
+    assert settings.files_max_bytes == 512 * 1024**2 and settings.files_expiry_s == 12 * 3600
+    defaults = _settings()
+    assert defaults.files_max_bytes == 10 * 1024**3 and defaults.files_expiry_s == 30 * 86400
+
+
 @pytest.mark.parametrize(("text", "seconds"), [("90", 90), ("90s", 90), ("15m", 900), ("2h", 7200),
                                                ("1.5d", 129600), ("0", 0)])
 def test_durations(text: str, seconds: float) -> None:
@@ -207,7 +214,8 @@ def test_sizes(text: str, size: int) -> None:
 
 
 @pytest.mark.parametrize(("flag", "value"), [("--responses-max-age", "soon"), ("--responses-max-age", "-1h"),
-                                             ("--responses-max-bytes", "lots"), ("--responses-max-bytes", "-2M")])
+                                             ("--responses-max-bytes", "lots"), ("--responses-max-bytes", "-2M"),
+                                             ("--files-max-bytes", "lots"), ("--files-expiry", "-1d")])
 def test_bad_bounds_stop_the_command(flag: str, value: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         _settings(flag, value)
