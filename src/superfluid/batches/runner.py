@@ -23,7 +23,7 @@ import os
 import secrets
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -265,10 +265,7 @@ class BatchRunner:
         try:
             after = -1
             while page := await self._state.batches.line_page(batch_id, after=after):
-                for result in page:
-                    data = (result.entry + "\n").encode()
-                    handles[result.ok].write(data)
-                    sizes[result.ok] += len(data)
+                await asyncio.to_thread(_write_page, page, handles, sizes)  # the loop never waits on the disk
                 after = page[-1].line
             await asyncio.to_thread(_sync_all, list(handles.values()))
         finally:
@@ -289,6 +286,13 @@ class BatchRunner:
 def _line_done(tasks: set[asyncio.Task[None]], slots: asyncio.Semaphore, task: asyncio.Task[None]) -> None:
     tasks.discard(task)
     slots.release()
+
+
+def _write_page(page: list[LineResult], handles: Mapping[bool, IO[bytes]], sizes: dict[bool, int]) -> None:
+    for result in page:
+        data = (result.entry + "\n").encode()
+        handles[result.ok].write(data)
+        sizes[result.ok] += len(data)
 
 
 def _sync_all(handles: list[IO[bytes]]) -> None:
