@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -132,6 +133,23 @@ def test_an_upload_past_the_quota_is_a_413_and_stores_nothing(sdk: OpenAI, batch
     leftovers = [p for p in (Path(str(batch_server.log_path.parent)) / "sessions" / "files").iterdir()
                  if p.name.startswith(".")]
     assert leftovers == []
+
+
+
+def test_an_upload_that_cannot_fit_is_refused_before_its_body_is_sent(batch_server: RunningServer) -> None:
+    """Only the request head goes out: the 413 comes back at once, without waiting for a body."""
+    host, port = batch_server.base_url.removeprefix("http://").split(":")
+    head = (f"POST /v1/files HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {ALICE}\r\n"
+            f"Content-Type: multipart/form-data; boundary=x\r\nContent-Length: {10 * QUOTA}\r\n\r\n")
+    with socket.create_connection((host, int(port)), timeout=10) as conn:
+        conn.sendall(head.encode())
+        reply = b""
+        while b"files_quota_exceeded" not in reply:
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            reply += chunk
+    assert reply.startswith(b"HTTP/1.1 413") and b"files_quota_exceeded" in reply, reply[:300]
 
 
 def test_a_mixed_batch_of_50_lines_matches_its_output_and_error_files(sdk: OpenAI) -> None:

@@ -28,6 +28,7 @@ from superfluid.http.metrics import Metrics
 from superfluid.http.observe import RequestObserver, RouteTable, note_error
 from superfluid.http.routing import ChainedRoutingMiddleware
 from superfluid.http.streams import dumps
+from superfluid.http.upload_quota import UploadQuota
 from superfluid.http.validation import TypedJSONBodyValidator
 from superfluid.services import Services
 from superfluid.settings import Settings
@@ -158,6 +159,7 @@ def create_app(settings: Settings, services: Services | None = None, *,
                            allow_origins=list(settings.cors_origins), allow_methods=["GET", "POST", "DELETE"],
                            allow_headers=list(CORS_HEADERS), expose_headers=list(CORS_EXPOSED), max_age=600)
     app.add_middleware(AccessGuard, position=MiddlewarePosition.BEFORE_EXCEPTION, control=access)
+    app.add_middleware(UploadQuota, position=MiddlewarePosition.BEFORE_EXCEPTION)
     app.add_middleware(OllamaBodiesAreJson, position=MiddlewarePosition.BEFORE_EXCEPTION)
     app.add_middleware(BodyLimit, position=MiddlewarePosition.BEFORE_EXCEPTION, max_bytes=settings.max_body_bytes)
     app.add_middleware(NewlinesInPaths, position=MiddlewarePosition.BEFORE_EXCEPTION)
