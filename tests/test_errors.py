@@ -123,3 +123,10 @@ def test_openai_body_keeps_null_param_and_code() -> None:
     assert EngineFailure("boom").openai_body() == {
         "error": {"message": "boom", "type": "server_error", "param": None, "code": None}
     }
+
+
+def test_adapter_refused_is_a_400_naming_the_path_field() -> None:
+    error = errors.AdapterRefused("'x.gguf' leads outside the adapters directory")
+    assert isinstance(error, InvalidRequest)
+    assert (error.status, error.code, error.param) == (400, "invalid_lora_adapter", "path")
+    assert "AdapterRefused" in (errors.__doc__ or "")

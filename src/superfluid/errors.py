@@ -10,7 +10,8 @@ The tree (status, OpenAI ``type``, ``code``)::
     │   ├── UnsupportedModel             400  code=unsupported_model
     │   ├── FimUnsupported               400  code=fim_unsupported
     │   ├── UnsupportedRuntime           400  code=unsupported_runtime
-    │   └── ConstraintUnsatisfiable      400  message starts "constraint unsatisfiable: "
+    │   ├── ConstraintUnsatisfiable      400  message starts "constraint unsatisfiable: "
+    │   └── AdapterRefused               400  code=invalid_lora_adapter  param=path
     ├── AuthenticationFailed             401 authentication_error  code=invalid_api_key
     ├── AdminRequired                    403 permission_error      code=admin_required
     ├── NotFound                         404 not_found_error
@@ -102,6 +103,15 @@ class UnsupportedRuntime(InvalidRequest):
 class ConstraintUnsatisfiable(InvalidRequest):
     def __init__(self, detail: str, *, param: str | None = None) -> None:
         super().__init__(f"constraint unsatisfiable: {detail}", param=param)
+
+
+class AdapterRefused(InvalidRequest):
+    """A LoRA adapter the server will not apply: unknown, outside the adapters directory, or not fit for the model."""
+
+    default_code = "invalid_lora_adapter"
+
+    def __init__(self, message: str, *, param: str = "path") -> None:
+        super().__init__(message, param=param)
 
 
 class AuthenticationFailed(SuperfluidError):

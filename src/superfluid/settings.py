@@ -176,3 +176,11 @@ class Settings:
     """Transcriptions run at once per Whisper model, each on a worker thread; more wait their turn."""
     audio_threads: int = 0
     """CPU threads one transcription uses (CTranslate2 intra_threads); 0 uses every core."""
+
+    # ---- LoRA adapters (docs/lora.md) ----
+    lora_dir: Path | None = None
+    """Adapters directory: POST /v1/lora/load may name any GGUF file under it, and nothing outside it."""
+    lora: tuple[tuple[str, float], ...] = field(default_factory=tuple)
+    """Adapters named at start-up (--lora FNAME, --lora-scaled FNAME SCALE), applied to the default model."""
+    lora_init_without_apply: bool = False
+    """Load the start-up adapters but apply none of them until POST /v1/lora/load names one."""
