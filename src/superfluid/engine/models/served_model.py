@@ -16,6 +16,7 @@ from superfluid.engine.decoding.sampling import resolve
 from superfluid.engine.decoding.text_output import TextOutput
 from superfluid.engine.decoding.tool_calls import FORMAT_MARKERS, tool_format
 from superfluid.engine.models.llama_model import LlamaModel
+from superfluid.engine.models.lora import AdapterCatalog, ModelAdapters
 from superfluid.engine.models.model_sources import ModelSource
 from superfluid.engine.models.profile import ModelProfile
 from superfluid.engine.scheduling.job import EventSink, Job
@@ -107,6 +108,7 @@ class ServedModel:
                                    spec_draft=settings.spec_draft, stats=stats)
         self.longest_token = self._longest_token()
         """Bytes in the longest token's text (special tokens included): the early bound's divisor."""
+        self.lora = ModelAdapters(profile.id, llama.path, AdapterCatalog(settings), self.scheduler)
 
     @classmethod
     def load(cls, model_id: str, source: ModelSource, settings: Settings,
@@ -296,6 +298,7 @@ class ServedModel:
                 qos=request.qos,
                 deadline=deadline,
                 batch_invariant=request.batch_invariant,
+                adapters=self.lora.active,
             )
             for i in range(request.n)
         ]

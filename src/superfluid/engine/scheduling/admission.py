@@ -9,6 +9,8 @@ prefilling it again.
 Prefix reuse spans lanes: the longest cached prefix of the prompt is looked for in every lane, busy or idle,
 and copied into the job's lane with ``llama_memory_seq_cp`` (in a unified KV cache that shares the cells, no
 copy of data). Idle lanes keep their tokens until a new job needs the lane; the least recently used goes first.
+A cached prefix counts only for a job under the same LoRA adapters as the lane's cache: keys and values computed
+under one adapter set are wrong under another.
 """
 
 from __future__ import annotations
@@ -55,10 +57,14 @@ def place(job: Job, lanes: list[Lane]) -> None:
     """Give ``job`` a free lane holding as much of its prompt as any lane has cached; sets job.cached/pending."""
     free = [lane for lane in lanes if lane.job is None]
     limit = len(job.prompt) - 1  # the last prompt token is always decoded, for its logits
-    lane = max(free, key=lambda ln: (common_prefix(ln.tokens, job.prompt), -ln.last_used))
-    own = min(common_prefix(lane.tokens, job.prompt), limit)
-    donor = max(lanes, key=lambda ln: common_prefix(ln.tokens, job.prompt))
-    shared = min(common_prefix(donor.tokens, job.prompt), limit)
+
+    def cached(ln: Lane) -> int:
+        return common_prefix(ln.tokens, job.prompt) if ln.adapters == job.adapters else 0
+
+    lane = max(free, key=lambda ln: (cached(ln), -ln.last_used))
+    own = min(cached(lane), limit)
+    donor = max(lanes, key=cached)
+    shared = min(cached(donor), limit)
     if donor is not lane and shared > own:
         _truncate(lane, 0)
         llama_cpp.llama_memory_seq_cp(lane.memory, donor.seq, lane.seq, 0, shared)
@@ -83,6 +89,7 @@ def _seat(job: Job, lane: Lane, keep: int) -> None:
     job.pending = list(job.prompt[keep:])
     job.lane = lane
     lane.job = job
+    lane.adapters = job.adapters
 
 
 def _truncate(lane: Lane, keep: int) -> None:

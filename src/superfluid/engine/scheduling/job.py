@@ -15,6 +15,7 @@ from superfluid.engine.decoding.grammar import GrammarState, LazyGrammar
 from superfluid.engine.decoding.sampling import EffectiveSampling, SamplerChain
 from superfluid.engine.decoding.text_output import TextOutput
 from superfluid.engine.decoding.tool_readers import CallReader
+from superfluid.engine.models.lora import AdapterSet
 from superfluid.engine.scheduling.speculation import DraftIndex, SpecStats
 from superfluid.engine.types import EngineEvent, TextDelta, TokenLogprob
 
@@ -156,6 +157,8 @@ class Job:
     preserve: frozenset[int] = frozenset()
     """Control tokens written out as their text (a call format's markers), not dropped like other specials."""
     logprobs: int | None = None
+    adapters: AdapterSet = ()
+    """The LoRA adapters active when the request was queued; the job decodes under them to its end."""
     # engine-thread state
     raw_text: str = ""
     calls_made: int = 0
@@ -194,6 +197,8 @@ class Lane:
     memory: Any
     tokens: list[int] = field(default_factory=list)
     """Tokens whose keys and values are in the KV cache for this sequence, in order."""
+    adapters: AdapterSet = ()
+    """The LoRA adapters those keys and values were computed under: a prefix is reused under the same set only."""
     job: Job | None = None
     last_used: float = 0.0
 

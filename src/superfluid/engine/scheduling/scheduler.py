@@ -8,6 +8,7 @@ that repeats its prefix is assigned that lane and only prefills the rest.
 
 from __future__ import annotations
 
+import concurrent.futures
 import ctypes
 import logging
 import queue
@@ -25,6 +26,8 @@ from superfluid.engine.decoding.sampling import LogitRows, SamplerChain
 from superfluid.engine.decoding.text_output import Piece
 from superfluid.engine.decoding.tool_calls import ToolCallDelta
 from superfluid.engine.models.llama_model import LlamaModel
+from superfluid.engine.models.lora import AdapterFile
+from superfluid.engine.scheduling.adapters import AdapterLoad, AdapterSwitch
 from superfluid.engine.scheduling.admission import WaitingRoom, place, place_solo
 from superfluid.engine.scheduling.job import QOS_CLASSES, Job, Lane, Outbox
 from superfluid.engine.scheduling.stats import EngineStats
@@ -57,6 +60,7 @@ class Scheduler:
         self.grammar_tokenizer = grammar
         self.lanes = [Lane(seq=i, ctx=model.ctx, memory=model.memory) for i in range(model.n_seq_max)]
         self._solo: Lane | None = None
+        self._adapters = AdapterSwitch(model.model)
         """The batch-invariant lane: its own context, opened on first use."""
         self._inbox: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._outbox = Outbox()
@@ -114,6 +118,12 @@ class Scheduler:
                 self._queued -= 1
                 self._queued_by_qos[job.qos] -= 1
 
+    def load_adapter(self, file: AdapterFile) -> concurrent.futures.Future[None]:
+        """Load a LoRA adapter's weights on the engine thread, between two ticks."""
+        request = AdapterLoad(file)
+        self._inbox.put(request)
+        return request.done
+
     def cancel(self, job: Job) -> None:
         """Any thread: stop the job. A job still waiting leaves the queue's count at once, so that a client that
         gave up never holds a place another client could have."""
@@ -164,7 +174,8 @@ class Scheduler:
                 "prefill_tokens_per_s": round(sum(t[2] for t in window) / busy_s, 1) if busy_s else 0.0,
                 "busy_fraction": round(busy_s / RATE_WINDOW_S, 3),
             },
-            "totals": {"decoded_tokens": self.decoded_tokens, "prefilled_tokens": self.prefilled_tokens},
+            "totals": {"decoded_tokens": self.decoded_tokens, "prefilled_tokens": self.prefilled_tokens,
+                       "adapter_switches": self._adapters.switches},
         }
 
     def _tick_plan(self) -> dict[str, Any]:
@@ -190,6 +201,8 @@ class Scheduler:
                     return
                 if isinstance(item, Job):
                     self._waiting.add(item)
+                elif isinstance(item, AdapterLoad):
+                    self._adapters.load(item)
                 item = None
             try:
                 self._drop_cancelled()
@@ -257,12 +270,13 @@ class Scheduler:
             self._outbox.post(job.sink, admitted)
 
     def _ticking(self) -> list[Lane]:
-        """The lanes of this tick: the batch-invariant lane ticks alone, taking turns with the others."""
+        """The lanes of this tick: the batch-invariant lane ticks alone, taking turns with the others, and lanes
+        under different LoRA adapters take turns too."""
         others = [lane for lane in self.lanes if lane.job is not None]
         if self._solo is None or self._solo.job is None:
-            return others
+            return self._adapters.pick(others)
         self._solo_turn = not self._solo_turn or not others
-        return [self._solo] if self._solo_turn else others
+        return [self._solo] if self._solo_turn else self._adapters.pick(others)
 
     def _tick(self) -> bool:
         """One batched decode and what follows from it; False when nothing was decoded."""
@@ -294,6 +308,9 @@ class Scheduler:
             entries.extend((lane, tok, i == last and not job.pending, "prompt") for i, tok in enumerate(chunk))
         if not entries:
             return False
+        first = entries[0][0]
+        assert first.job is not None
+        self._adapters.apply(first.ctx, first.job.adapters)
         self._fill_batch(entries)
         if not self._decode(entries, n_gen):
             return False
