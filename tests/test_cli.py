@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from superfluid.cli import _parser, settings_from_args
+from superfluid.cli import _parser, main, settings_from_args
 from superfluid.engine.models.model_sources import DEFAULT_MODEL
 from superfluid.settings import DEFAULT_PORT, Settings
 
@@ -230,3 +230,29 @@ def test_a_sessions_directory_that_cannot_be_made_stops_the_command(tmp_path: Pa
     blocker.write_text("not a directory")
     assert main(["serve", "--sessions", str(blocker / "sessions")]) == 2
     assert "--sessions" in capsys.readouterr().err
+
+
+def test_lora_flags_mirror_llama_server(tmp_path: Path) -> None:
+    settings = _settings("--lora-dir", str(tmp_path), "--lora", "a.gguf", "--lora-scaled", "b.gguf", "0.5",
+                         "--lora", "c.gguf", "--lora-scaled", "d.gguf", "-1", "--lora-init-without-apply")
+    assert settings.lora_dir == tmp_path
+    # --lora adapters first, then --lora-scaled ones, each in the order given
+    assert settings.lora == (("a.gguf", 1.0), ("c.gguf", 1.0), ("b.gguf", 0.5), ("d.gguf", -1.0))
+    assert settings.lora_init_without_apply
+
+
+def test_lora_scaled_needs_a_number(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        _settings("--lora-scaled", "a.gguf", "strong")
+    assert caught.value.code == 2
+    assert "SCALE must be a number, got 'strong'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--lora-dir", "/no/such/dir"], "--lora-dir /no/such/dir is not a directory"),
+    (["--lora", "/no/such/adapter.gguf"], "/no/such/adapter.gguf named at start-up is not a file"),
+])
+def test_missing_adapter_paths_stop_serve_before_it_listens(argv: list[str], message: str,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", *argv]) == 2
+    assert message in capsys.readouterr().err

@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from superfluid import __version__
 from superfluid.engine.models.chat_template import BUILTIN_TEMPLATES
@@ -44,6 +45,19 @@ def _size(text: str) -> int:
         return parse_size(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+class _ScaledLora(argparse.Action):
+    """``--lora-scaled FNAME SCALE``: appends (FNAME, float(SCALE)), refusing a SCALE that is not a number."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        fname, raw = values
+        try:
+            scale = float(raw)
+        except ValueError:
+            parser.error(f"--lora-scaled SCALE must be a number, got '{raw}'")
+        setattr(namespace, self.dest, [*getattr(namespace, self.dest, []), (fname, scale)])
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -99,6 +113,14 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--audio-concurrency", type=_positive_int, default=1,
                        help="transcriptions run at once per Whisper model; more wait their turn")
     serve.add_argument("--audio-threads", type=int, default=0, help="CPU threads per transcription (0: all cores)")
+    serve.add_argument("--lora-dir", type=Path, default=None, metavar="DIR",
+                       help="adapters directory: POST /v1/lora/load may name GGUF LoRA adapters under it")
+    serve.add_argument("--lora", action="append", default=[], metavar="FNAME",
+                       help="apply this GGUF LoRA adapter to the default model at scale 1 (repeatable)")
+    serve.add_argument("--lora-scaled", action=_ScaledLora, default=[], nargs=2, metavar=("FNAME", "SCALE"),
+                       help="apply this GGUF LoRA adapter to the default model at SCALE (repeatable)")
+    serve.add_argument("--lora-init-without-apply", action="store_true",
+                       help="load the --lora adapters at start-up but apply them only when POST /v1/lora/load asks")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     # Limits against hostile or oversized input (docs/limits.md).
     serve.add_argument("--max-json-depth", type=_positive_int, default=128,
@@ -237,6 +259,9 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         pooling=args.pooling,
         audio_concurrency=args.audio_concurrency,
         audio_threads=args.audio_threads,
+        lora_dir=args.lora_dir,
+        lora=tuple((name, 1.0) for name in args.lora) + tuple(args.lora_scaled),
+        lora_init_without_apply=args.lora_init_without_apply,
     )
 
 
@@ -275,6 +300,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         ModelRegistry(settings)
     except (ModelSourceError, KeyPolicyError) as exc:
         print(f"superfluid: {exc}", file=sys.stderr)
+        return 2
+    from superfluid.engine.models.lora import settings_problem
+
+    if (problem := settings_problem(settings)) is not None:
+        print(f"superfluid: {problem}", file=sys.stderr)
         return 2
     sessions = settings.sessions_dir or default_sessions_dir()
     try:

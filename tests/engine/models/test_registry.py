@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, TypeVar
 
 import pytest
@@ -18,7 +19,7 @@ from superfluid.engine.models.model_sources import ModelSource
 from superfluid.engine.models.registry import ModelRegistry
 from superfluid.engine.request_scope import RequestScope
 from superfluid.engine.scheduling.stats import EngineStats
-from superfluid.errors import EngineFailure, ModelNotFound
+from superfluid.errors import AdapterRefused, EngineFailure, ModelNotFound
 from superfluid.settings import Settings
 
 T = TypeVar("T")
@@ -36,12 +37,28 @@ def probe(model_id: str, source: ModelSource, settings: Settings) -> Any:
     return FakeProfile(model_id)
 
 
+class FakeAdapters:
+    """A served model's LoRA adapters: records the loads, refuses names starting with "gone"."""
+
+    def __init__(self) -> None:
+        self.active: tuple[Any, ...] = ()
+        self.loads: list[tuple[str, float, bool]] = []
+
+    async def load(self, name: str, scale: float, *, apply: bool = True) -> None:
+        self.loads.append((name, scale, apply))
+        if name.startswith("gone"):
+            raise AdapterRefused(f"there is no adapter file '{name}' in the adapters directory")
+        if apply:
+            self.active = (*self.active, SimpleNamespace(id=name, scale=scale))
+
+
 class FakeServed:
     def __init__(self, model_id: str) -> None:
         self.id = model_id
         self.profile = FakeProfile(model_id)
         self.idle = True
         self.closed = False
+        self.lora = FakeAdapters()
 
     def close(self) -> None:
         self.closed = True
@@ -270,3 +287,29 @@ def test_lease_keeps_a_model_for_work_outside_requests(models: tuple[str, ...]) 
         await asyncio.wait_for(unloading, 1)
 
     run(scenario)
+
+
+def test_lora_adapters_start_on_the_default_model_and_come_back_after_an_unload(models: tuple[str, ...]) -> None:
+    loader = Loader()
+    registry = _registry(models, loader, lora=(("a.gguf", 0.5),))
+
+    async def scenario() -> None:
+        await registry.start()
+        await registry.load("beta")
+        assert loader.made[0].lora.loads == [("a.gguf", 0.5, True)]  # the default model only
+        assert loader.made[1].lora.loads == []
+        loader.made[0].lora.active += (SimpleNamespace(id="gone.gguf", scale=2.0),)  # activated, then deleted
+        await registry.unload("alpha")
+        await registry.load("alpha")
+        assert loader.made[2].lora.loads == [("a.gguf", 0.5, True), ("gone.gguf", 2.0, True)]
+        assert [a.id for a in loader.made[2].lora.active] == ["a.gguf"]  # the one whose file went is left off
+
+    run(scenario)
+
+
+def test_a_start_up_adapter_that_does_not_load_fails_the_start(models: tuple[str, ...]) -> None:
+    loader = Loader()
+    registry = _registry(models, loader, lora=(("gone.gguf", 1.0),))
+    with pytest.raises(AdapterRefused):
+        run(registry.start)
+    assert loader.made[0].closed and registry.state("alpha") == "unloaded"

@@ -33,7 +33,7 @@ from superfluid.engine.models.runtimes import AnyProfile, LoadedModel, Loader, P
 from superfluid.engine.models.served_model import ServedModel
 from superfluid.engine.scheduling.stats import EngineStats, LoadStats
 from superfluid.engine.whisper.model import SpeechModel
-from superfluid.errors import ModelNotFound
+from superfluid.errors import AdapterRefused, ModelNotFound
 from superfluid.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -57,6 +57,8 @@ class _Model:
     released: asyncio.Event = field(default_factory=asyncio.Event)
     engine: EngineStats = field(default_factory=EngineStats)
     lifecycle: LoadStats = field(default_factory=LoadStats)
+    adapters: tuple[tuple[str, float], ...] | None = None
+    """The LoRA adapters (name, scale) it had when it last unloaded, applied again when it loads; None before."""
 
     @property
     def state(self) -> str:
@@ -261,6 +263,12 @@ class ModelRegistry:
                 except BaseException:
                     model.lifecycle.count(model.lifecycle.loads, "failed")
                     raise
+                try:
+                    await self._apply_adapters(model, served)
+                except BaseException:
+                    await asyncio.to_thread(served.close)
+                    model.lifecycle.count(model.lifecycle.loads, "failed")
+                    raise
                 elapsed = time.monotonic() - started
                 model.lifecycle.count(model.lifecycle.loads, "ok")
                 model.lifecycle.load_seconds.observe(elapsed)
@@ -270,6 +278,26 @@ class ModelRegistry:
                 return served
         finally:
             model.loading = None
+
+    async def _apply_adapters(self, model: _Model, loaded: LoadedModel) -> None:
+        """LoRA adapters on a model that just loaded: those named at start-up on the default model's first load
+        (a bad one stops start-up), else those it had when it unloaded (one that no longer fits is left off).
+        Only generation models take adapters; start-up adapters on a default model of another kind stop start-up."""
+        if model.adapters is None:
+            if model.entry.id == self.default_id and self.settings.lora:
+                if loaded.profile.kind != "generation":
+                    raise AdapterRefused(f"LoRA adapters (--lora) apply to generation models, and the default "
+                                         f"model '{model.entry.id}' is of kind {loaded.profile.kind}")
+                served = cast(ServedModel, loaded)  # the kind decides what its runtime served it as
+                for name, scale in self.settings.lora:
+                    await served.lora.load(name, scale, apply=not self.settings.lora_init_without_apply)
+            return
+        served = cast(ServedModel, loaded)  # adapters were saved only from a generation model
+        for name, scale in model.adapters:
+            try:
+                await served.lora.load(name, scale)
+            except AdapterRefused as exc:
+                log.warning("model %s loaded again without LoRA adapter %s: %s", model.entry.id, name, exc.message)
 
     async def _make_room(self, incoming: _Model) -> None:
         """Under --models-max, unload the least recently used models until the incoming one fits."""
@@ -310,6 +338,8 @@ class ModelRegistry:
             while model.leases > 0 or not served.idle:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(model.released.wait(), timeout=IDLE_POLL_S)
+            if served.profile.kind == "generation":  # only generation models take LoRA adapters
+                model.adapters = tuple((a.id, a.scale) for a in cast(ServedModel, served).lora.active)
             await asyncio.to_thread(served.close)
             model.served = None
             model.lifecycle.count(model.lifecycle.unloads, reason)

@@ -1,0 +1,49 @@
+"""POST /v1/lora/load, POST /v1/lora/unload (admin routes) and GET /v1/lora: a model's LoRA adapters.
+
+Load and unload are admin routes: marked ``x-superfluid-admin: true`` in openapi/openai.yaml and guarded by
+http/access.py (403 ``admin_required`` for a user key). See docs/lora.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from superfluid.engine.models.lora import AdapterCatalog, AdapterSet
+from superfluid.errors import AdapterRefused
+from superfluid.handlers.context import services
+
+
+def _listing(model_id: str, adapters: AdapterSet) -> dict[str, Any]:
+    return {
+        "object": "list",
+        "model": model_id,
+        "data": [{"object": "lora_adapter", "id": a.id, "path": str(a.file.path), "scale": a.scale,
+                  "origin": a.origin} for a in adapters],
+    }
+
+
+async def load(body: dict[str, Any]) -> dict[str, Any]:
+    svc = services()
+    model_id = svc.models.canonical(body.get("model") or svc.models.default_id)
+    AdapterCatalog(svc.settings).resolve(body["path"])  # a name the server refuses loads no model
+    served = await svc.models.get(model_id)
+    active = await served.lora.load(body["path"], float(body.get("scale", 1.0)))
+    return _listing(served.id, active)
+
+
+async def unload(body: dict[str, Any]) -> dict[str, Any]:
+    models = services().models
+    model_id = models.canonical(body.get("model") or models.default_id)
+    served = models.loaded_model(model_id)
+    if served is None:  # a model that is not loaded has no adapters to take off
+        if body.get("path"):
+            raise AdapterRefused(f"'{body['path']}' is not active on model '{model_id}'")
+        return _listing(model_id, ())
+    return _listing(model_id, served.lora.unload(body.get("path")))
+
+
+async def show(model: str | None = None) -> dict[str, Any]:
+    models = services().models
+    model_id = models.canonical(model) if model else models.default_id
+    served = models.loaded_model(model_id)
+    return _listing(model_id, served.lora.active if served is not None else ())
