@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from superfluid.engine.models.lora import AdapterCatalog, AdapterSet
+from superfluid.engine.models.served_model import ServedModel
 from superfluid.errors import AdapterRefused
 from superfluid.handlers.context import services
 
@@ -31,11 +32,18 @@ async def load(body: dict[str, Any]) -> dict[str, Any]:
     return _listing(served.id, active)
 
 
+def _adapted(model_id: str) -> ServedModel | None:
+    """The model's generation engine while it is loaded; None when it is not loaded or is of another kind
+    (embedding and speech models take no adapters), so it has none to list or take off."""
+    served = services().models.loaded_model(model_id)
+    return served if isinstance(served, ServedModel) else None
+
+
 async def unload(body: dict[str, Any]) -> dict[str, Any]:
     models = services().models
     model_id = models.canonical(body.get("model") or models.default_id)
-    served = models.loaded_model(model_id)
-    if served is None:  # a model that is not loaded has no adapters to take off
+    served = _adapted(model_id)
+    if served is None:  # a model that is not loaded (or takes no adapters) has none to take off
         if body.get("path"):
             raise AdapterRefused(f"'{body['path']}' is not active on model '{model_id}'")
         return _listing(model_id, ())
@@ -45,5 +53,5 @@ async def unload(body: dict[str, Any]) -> dict[str, Any]:
 async def show(model: str | None = None) -> dict[str, Any]:
     models = services().models
     model_id = models.canonical(model) if model else models.default_id
-    served = models.loaded_model(model_id)
+    served = _adapted(model_id)
     return _listing(model_id, served.lora.active if served is not None else ())

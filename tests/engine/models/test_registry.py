@@ -313,3 +313,29 @@ def test_a_start_up_adapter_that_does_not_load_fails_the_start(models: tuple[str
     with pytest.raises(AdapterRefused):
         run(registry.start)
     assert loader.made[0].closed and registry.state("alpha") == "unloaded"
+
+
+def test_start_up_adapters_on_a_default_model_of_another_kind_fail_the_start(tmp_path: Path) -> None:
+    path = tmp_path / "embedder.gguf"
+    path.write_bytes(b"GGUF")
+    loader = Loader()
+    registry = _registry((str(path),), loader, lora=(("a.gguf", 1.0),))
+    with pytest.raises(AdapterRefused, match="apply to generation models"):
+        run(registry.start)
+    assert loader.made[0].lora.loads == [] and loader.made[0].closed
+
+
+def test_a_model_of_another_kind_unloads_and_loads_again_without_adapters(tmp_path: Path) -> None:
+    path = tmp_path / "embedder.gguf"
+    path.write_bytes(b"GGUF")
+    loader = Loader()
+    registry = _registry((str(path),), loader)
+
+    async def scenario() -> None:
+        await registry.start()
+        loader.made[0].lora.active = (SimpleNamespace(id="a.gguf", scale=1.0),)  # what no embedder can have
+        await registry.unload("embedder")
+        await registry.load("embedder")
+        assert loader.made[1].lora.loads == []  # nothing was saved from it, nothing goes back on
+
+    run(scenario)
