@@ -129,6 +129,12 @@ EXCHANGES: tuple[Exchange, ...] = (
              {"model": "no-such-model"}),
     Exchange("model_delete_unknown", "DELETE on an unknown model id is a 404.", "DELETE",
              "/v1/models/no-such-model"),
+    # LoRA (test_lora.py applies adapters on its own server; the shared one has no --lora-dir).
+    Exchange("lora_list", "The default model's active LoRA adapters: none.", "GET", "/v1/lora"),
+    Exchange("lora_load_no_directory", "Without --lora-dir, an adapter not named at start-up is a 400 naming "
+             "path.", "POST", "/v1/lora/load", {"path": "styles/formal.gguf"}),
+    Exchange("lora_unload_unknown", "Unloading an adapter the server does not know is a 400 naming path.", "POST",
+             "/v1/lora/unload", {"path": "styles/formal.gguf"}),
     Exchange("metrics", "Prometheus text; the transcript keeps the metric families, not their values.", "GET",
              "/metrics"),
     Exchange("metrics_v1", "The same metrics under /v1.", "GET", "/v1/metrics"),
