@@ -140,6 +140,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--timeout-keep-alive", type=_positive_int, default=5,
                        help="seconds an idle keep-alive connection stays open")
     _team_flags(serve)
+    commands.add_parser("fleet", add_help=False, help="serve from Ray Serve replicas behind a prefix-aware head "
+                        "(superfluid[fleet]; superfluid fleet --help)")
     # Durable state (docs/responses.md#storage).
     serve.add_argument("--sessions", type=Path, default=None, metavar="DIR",
                        help="directory for durable state (stored responses); default: "
@@ -279,6 +281,11 @@ def _warn_if_open(settings: Settings, access: AccessControl) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["fleet"]:  # the fleet (superfluid[fleet], docs/fleet.md) reads its flags, then serve's
+        from superfluid.fleet.cli import main as fleet_main
+
+        return fleet_main(argv[1:])
     args = _parser().parse_args(argv)
     settings = settings_from_args(args)
     configure_logging(settings.log_level, settings.log_format)

@@ -26,6 +26,7 @@ The tree (status, OpenAI ``type``, ``code``)::
     ├── RouteRetired                     501 invalid_request_error code=route_retired
     ├── RouteNotServed                   501 invalid_request_error code=route_not_served
     ├── TooManyConnections               503 server_error          code=too_many_connections
+    ├── FleetUnavailable                 503 server_error          code=replica_unavailable
     └── EngineFailure                    500 server_error
 
 Handlers and the engine raise these; ``superfluid.http.error_rendering`` turns them into the
@@ -175,6 +176,14 @@ class TooManyConnections(SuperfluidError):
     status = 503
     error_type = "server_error"
     default_code = "too_many_connections"
+
+
+class FleetUnavailable(SuperfluidError):
+    """The fleet head found no replica able to answer (all failed or none is running)."""
+
+    status = 503
+    error_type = "server_error"
+    default_code = "replica_unavailable"
 
 
 class RateLimited(SuperfluidError):

@@ -1,0 +1,65 @@
+"""`superfluid fleet [MODEL...] --replicas N [--address RAY] [serve flags...]`.
+
+The fleet's own flags are read here; everything else is `superfluid serve`'s, parsed by its own parser into the
+same Settings, which every replica runs with (host and port are the head's).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from superfluid.fleet.deploy import ROUTERS, FleetOptions
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="superfluid fleet", description="serve models from Ray Serve replicas behind a prefix-aware head; "
+        "every other flag is one of `superfluid serve`'s (see superfluid serve --help)")
+    parser.add_argument("--replicas", type=int, default=2, help="engine replicas (initial count when autoscaling)")
+    parser.add_argument("--address", default=None,
+                        help="Ray cluster to join (auto, HOST:6379 or ray://HOST:10001); default: start a local "
+                             "Ray instance")
+    parser.add_argument("--replica-cpus", type=float, default=1.0,
+                        help="CPUs Ray reserves for each replica (match --threads)")
+    parser.add_argument("--max-ongoing-requests", type=int, default=32,
+                        help="requests one replica holds at once; more wait at the head")
+    parser.add_argument("--router", choices=ROUTERS, default="prefix",
+                        help="prefix: longest cached conversation prefix first; power-of-two: Ray's default")
+    parser.add_argument("--imbalance", type=int, default=4,
+                        help="requests in flight by which the best-matching replica may exceed the least busy one")
+    parser.add_argument("--min-replicas", type=int, default=None, help="autoscaling: fewest replicas")
+    parser.add_argument("--max-replicas", type=int, default=None, help="autoscaling: most replicas")
+    parser.add_argument("--target-ongoing-requests", type=float, default=None,
+                        help="autoscaling: requests in flight per replica Ray Serve scales to keep")
+    return parser
+
+
+def parse(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
+    return _parser().parse_known_args(list(argv))
+
+
+def options_from_args(args: argparse.Namespace) -> FleetOptions:
+    return FleetOptions(replicas=args.replicas, address=args.address, replica_cpus=args.replica_cpus,
+                        max_ongoing_requests=args.max_ongoing_requests, router=args.router,
+                        imbalance=args.imbalance, min_replicas=args.min_replicas, max_replicas=args.max_replicas,
+                        target_ongoing_requests=args.target_ongoing_requests)
+
+
+def main(argv: Sequence[str]) -> int:
+    from superfluid import cli
+    from superfluid.http.access_log import configure_logging
+
+    args, rest = parse(argv)
+    settings = cli.settings_from_args(cli._parser().parse_args(["serve", *rest]))
+    configure_logging(settings.log_level, settings.log_format)
+    try:
+        import ray  # noqa: F401
+    except ImportError as exc:
+        print(f"superfluid fleet needs the fleet extra (pip install 'superfluid[fleet]'): {exc}", file=sys.stderr)
+        return 2
+    from superfluid.fleet import deploy
+
+    deploy.start(settings, options_from_args(args), blocking=True)
+    return 0
