@@ -7,8 +7,10 @@ same Settings, which every replica runs with (host and port are the head's).
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from collections.abc import Sequence
+from typing import Any, NoReturn
 
 from superfluid.fleet.deploy import ROUTERS, FleetOptions
 
@@ -61,5 +63,16 @@ def main(argv: Sequence[str]) -> int:
         return 2
     from superfluid.fleet import deploy
 
-    deploy.start(settings, options_from_args(args), blocking=True)
+    options = options_from_args(args)
+    signal.signal(signal.SIGTERM, _interrupt)  # a terminated fleet stops the way Ctrl-C stops it
+    try:
+        deploy.start(settings, options, blocking=True)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        deploy.stop(options)
     return 0
+
+
+def _interrupt(_signum: int, _frame: Any) -> NoReturn:
+    raise KeyboardInterrupt

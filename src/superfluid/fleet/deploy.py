@@ -104,7 +104,15 @@ def start(settings: Settings, options: FleetOptions, *, blocking: bool = False) 
     return serve.run(application(settings, options), name=APP_NAME, route_prefix="/", blocking=blocking)
 
 
-def stop() -> None:
+def stop(options: FleetOptions) -> None:
+    """Take the fleet down: on a cluster joined, only this application; on a local instance, Serve and Ray."""
+    import ray
     from ray import serve
 
-    serve.shutdown()  # type: ignore[no-untyped-call]
+    if not ray.is_initialized():
+        return
+    if options.address:
+        serve.delete(APP_NAME)
+    else:
+        serve.shutdown()  # type: ignore[no-untyped-call]
+    ray.shutdown()

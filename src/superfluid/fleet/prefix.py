@@ -5,7 +5,8 @@ conversation canonically instead (model, tools, then every message's role and te
 text in fixed-size blocks, each hash chained to the one before it. A continued conversation renders to the
 same text plus more, so its leading block hashes are those of every earlier turn: a chain of hashes is a path in
 a prefix tree of blocks, and a set of hashes per replica is that tree, flattened (vLLM's block hashing works the
-same way on token ids). Block boundaries fall every ``block_chars`` characters (about 100 tokens by default).
+same way on token ids). Block boundaries fall every ``block_chars`` bytes of UTF-8 (about 16 tokens by default);
+the last, partial block is hashed too, so that a short prompt sent again finds where it went.
 
 Each replica's set is bounded (least recently used blocks are forgotten first), so the head's view ages the
 way the replica's own cache does: approximately.
@@ -19,11 +20,11 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-BLOCK_CHARS = 400
-"""Characters per hashed block: about 100 tokens of English text."""
+BLOCK_CHARS = 64
+"""Characters per hashed block: about 16 tokens of English text."""
 
-CAPACITY_BLOCKS = 8192
-"""Blocks remembered per replica (about 800k tokens of conversations) before the oldest are forgotten."""
+CAPACITY_BLOCKS = 65536
+"""Blocks remembered per replica (about a million tokens of conversations) before the oldest are forgotten."""
 
 _ROLE_MARK = "\x1e"
 _FIELD_MARK = "\x1f"
@@ -82,12 +83,12 @@ def conversation_text(path: str, body: Any) -> str:
 
 
 def block_hashes(text: str, block_chars: int = BLOCK_CHARS) -> tuple[int, ...]:
-    """Chained 64-bit hashes of ``text``'s whole blocks (a partial last block is not hashed: it will grow)."""
+    """Chained 64-bit hashes of ``text``'s blocks of ``block_chars`` bytes (the last may be shorter)."""
     hashes: list[int] = []
     previous = b""
     data = text.encode("utf-8", "surrogatepass")
-    width = block_chars  # bytes of UTF-8: ASCII text is one byte a character
-    for start in range(0, len(data) - width + 1, width):
+    width = block_chars
+    for start in range(0, len(data), width):
         digest = hashlib.blake2b(previous + data[start:start + width], digest_size=8).digest()
         hashes.append(int.from_bytes(digest, "big"))
         previous = digest

@@ -8,8 +8,8 @@ request to the first that accepts. The policy (docs/fleet.md#routing):
    run of its leading blocks is tried first, the others after it ("prefix").
 2. Unless that replica has ``imbalance`` more requests in flight than the least busy one: then the least busy
    replica goes first ("least_loaded"), so one hot conversation cannot pile a queue onto one replica.
-3. No block matched anywhere ("miss") or the request has no prompt ("no_prompt"): Ray's own power of two
-   choices among all replicas.
+3. No replica holds at least a tenth of the prompt's blocks ("miss"), or the request has no prompt
+   ("no_prompt"): Ray's own power of two choices among all replicas.
 
 Whatever replica takes the request, its blocks are recorded there, so the conversation's next turn follows it.
 """
@@ -28,6 +28,10 @@ from superfluid.fleet.prefix import CAPACITY_BLOCKS, PrefixIndex
 IMBALANCE = 4
 """Requests in flight by which the best-matching replica may exceed the least busy one and still be chosen."""
 
+MIN_MATCH = 0.1
+"""Share of a prompt's blocks a replica must hold to count as a match: a shared opening (the model's name, a
+common first sentence) alone does not pull every request to one replica."""
+
 PREFIX_KWARG = "prefix"
 """Keyword argument of the replica call that carries the request's block hashes."""
 
@@ -43,8 +47,9 @@ class PrefixAwareRouter(PowerOfTwoChoicesRequestRouter):
     """Longest cached prefix first, within a load bound; power of two choices otherwise (see the module)."""
 
     def initialize_state(self, imbalance: int = IMBALANCE, capacity_blocks: int = CAPACITY_BLOCKS,
-                         **_: Any) -> None:
+                         min_match: float = MIN_MATCH, **_: Any) -> None:
         self._imbalance = imbalance
+        self._min_match = min_match
         self._index = PrefixIndex(capacity_blocks)
         self._ongoing: dict[str, set[str]] = {}
         self._metrics = routing_metrics()
@@ -60,7 +65,7 @@ class PrefixAwareRouter(PowerOfTwoChoicesRequestRouter):
         matched = {r.replica_id.unique_id: self._index.match(r.replica_id.unique_id, blocks) for r in candidates}
         best = max(candidates, key=lambda r: (matched[r.replica_id.unique_id], -self.load(r)))
         self._metrics.observe_match(matched[best.replica_id.unique_id], len(blocks))
-        if matched[best.replica_id.unique_id] == 0:
+        if matched[best.replica_id.unique_id] < max(1.0, self._min_match * len(blocks)):
             return "miss", []
         least = min(candidates, key=self.load)
         if self.load(best) - self.load(least) > self._imbalance:
