@@ -123,6 +123,30 @@ def test_the_head_does_not_serve_the_ollama_routes(http: httpx.Client) -> None:
         assert set(reply.json()) == {"error"} and "Ollama" in reply.json()["error"]
 
 
+def _idle_replicas(http: httpx.Client, deadline_s: float) -> set[str]:
+    """Replicas seen with no lane busy, polling /slots (each poll reaches one replica) until both were seen."""
+    idle: set[str] = set()
+    deadline = time.monotonic() + deadline_s
+    while len(idle) < 2 and time.monotonic() < deadline:
+        reply = http.get("/slots")
+        if not reply.json()[0]["is_processing"]:
+            idle.add(reply.headers[REPLICA])
+        time.sleep(0.2)
+    return idle
+
+
+def test_a_client_that_disconnects_cancels_the_generation_on_its_replica(http: httpx.Client) -> None:
+    """A 3000-token story on one thread takes well over a minute here; closing the stream frees its lane."""
+    body = {"model": DEFAULT_MODEL, "messages": [{"role": "user", "content": "Tell a very long story."}],
+            "max_tokens": 3000, "stream": True, "temperature": 1.0, "seed": 11}
+    with http.stream("POST", "/v1/chat/completions", json=body) as response:
+        assert response.status_code == 200
+        lines = response.iter_lines()
+        next(line for line in lines if line.startswith("data: "))
+        busy = response.headers[REPLICA]
+    assert busy in _idle_replicas(http, deadline_s=30)
+
+
 def test_a_replica_killed_mid_stream_ends_the_stream_with_an_error_frame(http: httpx.Client) -> None:
     body = {"model": DEFAULT_MODEL, "messages": [{"role": "user", "content": "Tell a very long story."}],
             "max_tokens": 3000, "stream": True, "temperature": 1.0, "seed": 7}
