@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from superfluid.fleet.deploy import ROUTERS, FleetOptions
+from superfluid.settings import Settings
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -49,12 +50,18 @@ def options_from_args(args: argparse.Namespace) -> FleetOptions:
                         target_ongoing_requests=args.target_ongoing_requests)
 
 
-def main(argv: Sequence[str]) -> int:
+def settings_and_options(argv: Sequence[str]) -> tuple[Settings, FleetOptions]:
+    """The replicas' Settings (serve's flags, by serve's own parser) and the fleet's options."""
     from superfluid import cli
-    from superfluid.http.access_log import configure_logging
 
     args, rest = parse(argv)
-    settings = cli.settings_from_args(cli._parser().parse_args(["serve", *rest]))
+    return cli.settings_from_args(cli._parser().parse_args(["serve", *rest])), options_from_args(args)
+
+
+def main(argv: Sequence[str]) -> int:
+    from superfluid.http.access_log import configure_logging
+
+    settings, options = settings_and_options(argv)
     configure_logging(settings.log_level, settings.log_format)
     try:
         import ray  # noqa: F401
@@ -63,7 +70,6 @@ def main(argv: Sequence[str]) -> int:
         return 2
     from superfluid.fleet import deploy
 
-    options = options_from_args(args)
     signal.signal(signal.SIGTERM, _interrupt)  # a terminated fleet stops the way Ctrl-C stops it
     try:
         deploy.start(settings, options, blocking=True)
