@@ -159,6 +159,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--files-expiry", type=_duration, default=30 * 86400.0, metavar="AGE",
                        help="remove uploaded files this long after their upload unless the upload's "
                             "expires_after says otherwise (e.g. 12h, 30d; 0: keep; default 30d)")
+    serve.add_argument("--state", default=None, metavar="URL",
+                       help="keep durable state on this PostgreSQL server (postgresql://USER@HOST/DB; needs "
+                            "superfluid[fleet]) instead of SQLite in --sessions: what a fleet's replicas share")
     return parser
 
 
@@ -257,6 +260,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         responses_max_bytes=args.responses_max_bytes,
         files_max_bytes=args.files_max_bytes,
         files_expiry_s=args.files_expiry,
+        state_url=args.state,
         embedding=args.embedding,
         pooling=args.pooling,
         audio_concurrency=args.audio_concurrency,

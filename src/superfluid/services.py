@@ -32,7 +32,8 @@ class Services:
                    fim_buckets=TokenBuckets(settings.completion_burst, settings.completion_rate),
                    state=State(settings.sessions_dir or default_sessions_dir(),
                                Bounds(settings.responses_max_age_s, settings.responses_max_bytes),
-                               FileBounds(settings.files_max_bytes, settings.files_expiry_s)),
+                               FileBounds(settings.files_max_bytes, settings.files_expiry_s),
+                               url=settings.state_url),
                    offload=Offload(settings.prepare_workers))
 
     def next_id(self, prefix: str) -> str:

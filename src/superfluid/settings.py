@@ -166,6 +166,8 @@ class Settings:
     """Most bytes of uploaded files (--files-max-bytes); an upload past it is a 413; 0 means no bound."""
     files_expiry_s: float = 30 * 86400.0
     """Uploaded files are removed this long after upload unless they say otherwise (--files-expiry); 0: kept."""
+    state_url: str | None = None
+    """A postgresql:// URL: durable state on that server (what a fleet's replicas share); None: SQLite."""
 
     # ---- embeddings and speech (docs/embeddings.md, docs/audio.md) ----
     embedding: bool = False

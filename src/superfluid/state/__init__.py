@@ -1,4 +1,5 @@
-"""Durable state: one SQLite database under the sessions directory (``--sessions``).
+"""Durable state: one SQLite database under the sessions directory (``--sessions``), or a PostgreSQL server
+(``--state postgresql://...``, ``postgres``) that a fleet's replicas share.
 
 Handlers call it; the engine never does. ``database`` runs the work off the event loop (one writer thread,
 one reader thread, explicit transactions, WAL); ``migrations`` holds the schema and its version row; each kind of
@@ -23,9 +24,16 @@ __all__ = ["BatchStore", "Bounds", "Database", "FileBounds", "FileStore", "ItemP
 class State:
     """The sessions directory's database and the stores over it."""
 
-    def __init__(self, sessions_dir: Path, responses: Bounds, files: FileBounds | None = None) -> None:
+    def __init__(self, sessions_dir: Path, responses: Bounds, files: FileBounds | None = None,
+                 url: str | None = None) -> None:
         self.sessions_dir = sessions_dir
         self.database = Database(sessions_dir / DATABASE_FILE)
+        if url is not None:  # --state postgresql://...: the same stores on a server a fleet shares
+            from superfluid.state.postgres import PostgresDatabase, is_postgres
+
+            if not is_postgres(url):
+                raise StateError(f"--state takes a postgresql:// URL; got '{url.split(':', 1)[0]}:...'")
+            self.database = PostgresDatabase(url)
         self.responses = ResponseStore(self.database, responses)
         self.files = FileStore(self.database, sessions_dir / FILES_DIR, files or FileBounds())
         self.batches = BatchStore(self.database, self.files)

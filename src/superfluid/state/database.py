@@ -20,7 +20,7 @@ import sqlite3
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from superfluid.state.errors import StateError
 from superfluid.state.migrations import MIGRATIONS, Migration, migrate
@@ -64,8 +64,9 @@ def in_transaction(conn: sqlite3.Connection, work: Work[T], *, begin: str) -> T:
 class _Worker:
     """One thread, one connection: runs the functions handed to it in order."""
 
-    def __init__(self, name: str, path: Path) -> None:
+    def __init__(self, name: str, path: Path, opener: Callable[[], Any] | None = None) -> None:
         self._path = path
+        self._opener = opener or (lambda: connect(path))
         self._jobs: queue.SimpleQueue[tuple[Work[object], concurrent.futures.Future[object]] | None] = (
             queue.SimpleQueue())
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
@@ -84,8 +85,8 @@ class _Worker:
         conn: sqlite3.Connection | None = None
         failure: BaseException | None = None
         try:
-            conn = connect(self._path)
-        except (sqlite3.Error, StateError) as exc:
+            conn = self._opener()
+        except Exception as exc:  # sqlite3.Error, StateError, or another backend's connection error
             failure = exc
         while (job := self._jobs.get()) is not None:
             work, future = job
@@ -105,6 +106,9 @@ class _Worker:
 
 class Database:
     """The sessions database: ``open`` it (migrating it to this release's schema), then ``write`` and ``read``."""
+
+    WRITE_BEGIN = "BEGIN IMMEDIATE"
+    READ_BEGIN = "BEGIN"
 
     def __init__(self, path: Path, migrations: tuple[Migration, ...] = MIGRATIONS) -> None:
         self.path = path
@@ -136,14 +140,14 @@ class Database:
         if self._writer is None:
             raise StateError("the sessions database is not open")
         return await asyncio.wrap_future(
-            self._writer.submit(lambda conn: in_transaction(conn, work, begin="BEGIN IMMEDIATE")))
+            self._writer.submit(lambda conn: in_transaction(conn, work, begin=self.WRITE_BEGIN)))
 
     async def read(self, work: Work[T]) -> T:
         """Run ``work`` in one read transaction (one snapshot) on the reader thread."""
         if self._reader is None:
             raise StateError("the sessions database is not open")
         return await asyncio.wrap_future(
-            self._reader.submit(lambda conn: in_transaction(conn, work, begin="BEGIN")))
+            self._reader.submit(lambda conn: in_transaction(conn, work, begin=self.READ_BEGIN)))
 
     def reclaim(self) -> None:
         """Return freed pages to the file system, after the writes queued so far; nobody waits for it."""

@@ -66,10 +66,10 @@ class ResponseStore:
         def work(conn: sqlite3.Connection) -> int:
             cursor = conn.execute(
                 "INSERT INTO responses (id, owner, created_at, model, status, previous_response_id, body, bytes) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq",
                 (response["id"], owner, int(response["created_at"]), response["model"], response["status"],
                  response.get("previous_response_id"), body, size))
-            seq = cursor.lastrowid
+            seq = int(cursor.fetchone()[0])  # RETURNING rather than lastrowid: PostgreSQL has no lastrowid
             rows = ((seq, position, item_id, text) for position, (item_id, text) in enumerate(items))
             conn.executemany("INSERT INTO response_input_items (response_seq, position, item_id, body) "
                              "VALUES (?, ?, ?, ?)", rows)
