@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from superfluid.fleet.head import FleetHead
+from superfluid.fleet.prefix import IMBALANCE
 from superfluid.fleet.replica import EngineReplica
-from superfluid.fleet.router import IMBALANCE
 from superfluid.settings import Settings
 
 log = logging.getLogger(__name__)

@@ -26,8 +26,7 @@ from starlette.responses import Response, StreamingResponse
 from superfluid.errors import EngineFailure, FleetUnavailable, RouteNotServed, SuperfluidError
 from superfluid.fleet.asgi import ForwardedRequest, ResponseHead
 from superfluid.fleet.metrics import routing_metrics
-from superfluid.fleet.prefix import block_hashes, conversation_text
-from superfluid.fleet.router import PREFIX_KWARG
+from superfluid.fleet.prefix import PREFIX_KWARG, block_hashes, conversation_text
 from superfluid.http.dialect import Dialect, error_body
 from superfluid.http.metrics import CONTENT_TYPE
 from superfluid.http.streams import dumps, sse_data

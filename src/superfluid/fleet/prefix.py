@@ -26,6 +26,16 @@ BLOCK_CHARS = 64
 CAPACITY_BLOCKS = 65536
 """Blocks remembered per replica (about a million tokens of conversations) before the oldest are forgotten."""
 
+IMBALANCE = 4
+"""Requests in flight by which the best-matching replica may exceed the least busy one and still be chosen."""
+
+MIN_MATCH = 0.1
+"""Share of a prompt's blocks a replica must hold to count as a match: a shared opening (the model's name, a
+common first sentence) alone does not pull every request to one replica."""
+
+PREFIX_KWARG = "prefix"
+"""Keyword argument of the replica call that carries the request's block hashes."""
+
 _ROLE_MARK = "\x1e"
 _FIELD_MARK = "\x1f"
 

@@ -23,17 +23,7 @@ from ray.serve._private.request_router.pow_2_router import PowerOfTwoChoicesRequ
 from ray.serve.request_router import PendingRequest, ReplicaID, RunningReplica
 
 from superfluid.fleet.metrics import routing_metrics
-from superfluid.fleet.prefix import CAPACITY_BLOCKS, PrefixIndex
-
-IMBALANCE = 4
-"""Requests in flight by which the best-matching replica may exceed the least busy one and still be chosen."""
-
-MIN_MATCH = 0.1
-"""Share of a prompt's blocks a replica must hold to count as a match: a shared opening (the model's name, a
-common first sentence) alone does not pull every request to one replica."""
-
-PREFIX_KWARG = "prefix"
-"""Keyword argument of the replica call that carries the request's block hashes."""
+from superfluid.fleet.prefix import CAPACITY_BLOCKS, IMBALANCE, MIN_MATCH, PREFIX_KWARG, PrefixIndex
 
 
 def request_blocks(pending: PendingRequest | None) -> tuple[int, ...]:
