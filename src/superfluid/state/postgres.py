@@ -5,7 +5,7 @@ with ``?`` placeholders, and this module adapts it on the way to the server.
 
 - Statements: ``?`` becomes psycopg's ``%s`` (outside string literals), ``IS ?`` becomes
   ``IS NOT DISTINCT FROM %s`` (SQLite's ``IS`` compares NULLs; PostgreSQL's takes no parameter), and a literal
-  ``%`` is doubled.
+  ``%`` is doubled. A bool parameter goes as 0 or 1, as SQLite stores it.
 - Schema: ``INTEGER PRIMARY KEY AUTOINCREMENT`` becomes an identity column, ``INTEGER`` ``BIGINT``,
   ``WITHOUT ROWID`` goes, and SQLite's ``CREATE TRIGGER ... BEGIN ...; END`` becomes a PL/pgSQL function and
   a row trigger that calls it.
@@ -67,6 +67,11 @@ def schema(sql: str) -> list[str]:
     return [sql]
 
 
+def _values(params: Sequence[Any]) -> tuple[Any, ...]:
+    """Parameters as SQLite stores them: a bool is the integer 0 or 1 (PostgreSQL would send a boolean)."""
+    return tuple(int(value) if isinstance(value, bool) else value for value in params)
+
+
 class Connection:
     """The slice of ``sqlite3.Connection`` the stores use, over a psycopg connection in autocommit mode."""
 
@@ -81,11 +86,11 @@ class Connection:
             return self.raw.execute(_LOCK)
         if sql == Database.READ_BEGIN:
             return self.raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        return self.raw.execute(statement(sql), tuple(params))
+        return self.raw.execute(statement(sql), _values(params))
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> Any:
         cursor = self.raw.cursor()
-        cursor.executemany(statement(sql), [tuple(row) for row in rows])
+        cursor.executemany(statement(sql), [_values(row) for row in rows])
         return cursor
 
     def close(self) -> None:
