@@ -116,11 +116,14 @@ def summary(router: str, results: list[Turn], system_tokens: int) -> str:
     warm_any = sum(t.cached_tokens > 0 for t in later) / len(later)
     warm_system = sum(t.cached_tokens >= system_tokens for t in later) / len(later)
     ttft = statistics.median(t.ttft_s for t in later) * 1000
+    mean = statistics.fmean(t.ttft_s for t in later) * 1000
+    p90 = statistics.quantiles([t.ttft_s for t in later], n=10)[-1] * 1000
     first = statistics.median(t.ttft_s for t in results if t.turn == 1) * 1000
     moves = sum(1 for t in later if t.replica != next(p.replica for p in results
                                                       if p.conversation == t.conversation and p.turn == t.turn - 1))
     return (f"{router:13s} continuation turns {len(later):3d}  warm (cached>0) {warm_any:6.1%}  "
-            f"warm (cached>=system prompt) {warm_system:6.1%}  p50 TTFT {ttft:7.1f} ms  "
+            f"warm (cached>=system prompt) {warm_system:6.1%}  p50 TTFT {ttft:7.1f} ms  mean {mean:7.1f} ms  "
+            f"p90 {p90:7.1f} ms  "
             f"(first turns {first:7.1f} ms)  replica changes {moves}")
 
 
