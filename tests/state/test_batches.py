@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
@@ -14,13 +13,14 @@ import pytest
 from superfluid.errors import InvalidRequest, NotFound, RateLimited
 from superfluid.state import Bounds, State, StoredFile
 from superfluid.state.batches import LineResult, batch_object
+from tests.state.conftest import Where
 
 T = TypeVar("T")
 
 
-def _with_state(tmp_path: Path, scenario: Callable[[State], Awaitable[T]]) -> T:
+def _with_state(where: Where, scenario: Callable[[State], Awaitable[T]]) -> T:
     async def run() -> T:
-        state = State(tmp_path / "sessions", Bounds())
+        state = State(where.sessions, Bounds(), url=where.url)
         await state.open()
         try:
             return await scenario(state)
@@ -43,7 +43,7 @@ def _row(batch_id: str, file_id: str, owner: str | None = None) -> dict[str, Any
             "output_tokens": 0}
 
 
-def test_a_batch_needs_its_owners_batch_file_and_a_place_in_the_queue(tmp_path: Path) -> None:
+def test_a_batch_needs_its_owners_batch_file_and_a_place_in_the_queue(where: Where) -> None:
     async def scenario(state: State) -> None:
         batches = state.batches
         mine = await _file(state, owner="alice")
@@ -65,10 +65,10 @@ def test_a_batch_needs_its_owners_batch_file_and_a_place_in_the_queue(tmp_path: 
         assert (await batches.page(owner="bob"))[0] == []
         assert [r["id"] for r in await batches.unfinished()] == ["batch_1", "batch_2", "batch_3"]
 
-    _with_state(tmp_path, scenario)
+    _with_state(where, scenario)
 
 
-def test_a_line_is_counted_when_it_is_recorded_and_finalize_ends_the_batch_at_once(tmp_path: Path) -> None:
+def test_a_line_is_counted_when_it_is_recorded_and_finalize_ends_the_batch_at_once(where: Where) -> None:
     async def scenario(state: State) -> None:
         batches = state.batches
         await batches.create(_row("batch_1", await _file(state)), max_waiting=5)
@@ -93,4 +93,4 @@ def test_a_line_is_counted_when_it_is_recorded_and_finalize_ends_the_batch_at_on
         assert state.files.path_of("file-out").read_bytes() == b'{"n": 0}\n'
         assert batch_object(done)["request_counts"] == {"total": 3, "completed": 1, "failed": 1}
 
-    _with_state(tmp_path, scenario)
+    _with_state(where, scenario)

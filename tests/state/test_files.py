@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import TypeVar
 
 import pytest
@@ -12,6 +11,7 @@ import pytest
 from superfluid.errors import Conflict, FilesQuotaExceeded
 from superfluid.state import Bounds, FileBounds, State
 from superfluid.state.files import FileStore
+from tests.state.conftest import Where
 
 T = TypeVar("T")
 UNBOUNDED = FileBounds()
@@ -25,12 +25,12 @@ class Clock:
         return self.now
 
 
-def _with_state(tmp_path: Path, scenario: Callable[[State, Clock], Awaitable[T]],
+def _with_state(where: Where, scenario: Callable[[State, Clock], Awaitable[T]],
                 bounds: FileBounds = UNBOUNDED) -> T:
     clock = Clock()
 
     async def run() -> T:
-        state = State(tmp_path / "sessions", Bounds(), bounds)
+        state = State(where.sessions, Bounds(), bounds, url=where.url)
         state.files._clock = clock
         await state.open()
         try:
@@ -50,7 +50,7 @@ async def _upload(store: FileStore, data: bytes, *, purpose: str = "user_data", 
     return record.id
 
 
-def test_a_file_is_stored_with_its_bytes_and_listed_newest_first(tmp_path: Path) -> None:
+def test_a_file_is_stored_with_its_bytes_and_listed_newest_first(where: Where) -> None:
     async def scenario(state: State, _clock: Clock) -> None:
         store = state.files
         first = await _upload(store, b"one")
@@ -68,10 +68,10 @@ def test_a_file_is_stored_with_its_bytes_and_listed_newest_first(tmp_path: Path)
         assert await store.usage() == (2, 7)
         assert not [p for p in store.directory.iterdir() if p.name.startswith(".")]
 
-    _with_state(tmp_path, scenario)
+    _with_state(where, scenario)
 
 
-def test_the_quota_refuses_an_upload_that_does_not_fit_and_keeps_nothing_of_it(tmp_path: Path) -> None:
+def test_the_quota_refuses_an_upload_that_does_not_fit_and_keeps_nothing_of_it(where: Where) -> None:
     async def scenario(state: State, _clock: Clock) -> None:
         store = state.files
         await _upload(store, b"x" * 60)
@@ -82,10 +82,10 @@ def test_the_quota_refuses_an_upload_that_does_not_fit_and_keeps_nothing_of_it(t
         assert len(list(store.directory.iterdir())) == 1
         await _upload(store, b"z" * 40)  # exactly full is allowed
 
-    _with_state(tmp_path, scenario, FileBounds(max_bytes=100))
+    _with_state(where, scenario, FileBounds(max_bytes=100))
 
 
-def test_files_belong_to_their_owner(tmp_path: Path) -> None:
+def test_files_belong_to_their_owner(where: Where) -> None:
     async def scenario(state: State, _clock: Clock) -> None:
         store = state.files
         mine = await _upload(store, b"a", owner="alice")
@@ -95,10 +95,10 @@ def test_files_belong_to_their_owner(tmp_path: Path) -> None:
         assert await store.delete(mine, owner="alice")
         assert not store.path_of(mine).exists()
 
-    _with_state(tmp_path, scenario)
+    _with_state(where, scenario)
 
 
-def test_expired_files_vanish_at_once_and_are_removed_by_the_next_write(tmp_path: Path) -> None:
+def test_expired_files_vanish_at_once_and_are_removed_by_the_next_write(where: Where) -> None:
     async def scenario(state: State, clock: Clock) -> None:
         store = state.files
         default = await _upload(store, b"a")
@@ -111,10 +111,10 @@ def test_expired_files_vanish_at_once_and_are_removed_by_the_next_write(tmp_path
         await _upload(store, b"c")
         assert not store.path_of(default).exists() and await store.usage() == (2, 2)
 
-    _with_state(tmp_path, scenario, FileBounds(expiry_s=3600))
+    _with_state(where, scenario, FileBounds(expiry_s=3600))
 
 
-def test_a_file_a_batch_reads_is_neither_deleted_nor_pruned(tmp_path: Path) -> None:
+def test_a_file_a_batch_reads_is_neither_deleted_nor_pruned(where: Where) -> None:
     async def scenario(state: State, clock: Clock) -> None:
         store = state.files
         file_id = await _upload(store, b'{"custom_id": "a"}\n', purpose="batch")
@@ -130,19 +130,19 @@ def test_a_file_a_batch_reads_is_neither_deleted_nor_pruned(tmp_path: Path) -> N
         await state.batches.update("batch_1", status="completed")
         assert await store.prune() == 1 and not store.path_of(file_id).exists()
 
-    _with_state(tmp_path, scenario, FileBounds(expiry_s=3600))
+    _with_state(where, scenario, FileBounds(expiry_s=3600))
 
 
-def test_start_up_removes_unfinished_uploads_and_bytes_without_a_row(tmp_path: Path) -> None:
+def test_start_up_removes_unfinished_uploads_and_bytes_without_a_row(where: Where) -> None:
     async def scenario(state: State, _clock: Clock) -> str:
         return await _upload(state.files, b"kept")
 
-    kept = _with_state(tmp_path, scenario)
-    files = tmp_path / "sessions" / "files"
+    kept = _with_state(where, scenario)
+    files = where.sessions / "files"
     (files / ".upload-0123").write_bytes(b"half an upload")
     (files / "file-orphan").write_bytes(b"renamed, never committed")
 
     async def reopened(state: State, _clock: Clock) -> list[str]:
         return sorted(p.name for p in state.files.directory.iterdir())
 
-    assert _with_state(tmp_path, reopened) == [kept]
+    assert _with_state(where, reopened) == [kept]
