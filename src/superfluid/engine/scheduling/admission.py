@@ -77,10 +77,10 @@ def place(job: Job, lanes: list[Lane]) -> None:
 
 
 def _worth(lane: Lane, kept: int) -> int:
-    """What taking ``lane`` is worth to a prompt of which it holds ``kept`` tokens: ``kept``, counted only when it keeps at least as much of the lane's
-    cache as it throws away: a lane holding another conversation is not taken for the few tokens of chat-template
-    preamble every prompt shares (that short prefix is copied from it instead, and an empty or least recently
-    used lane is taken)."""
+    """What taking ``lane`` is worth to a prompt of which it holds ``kept`` tokens: ``kept`` when that keeps at
+    least as much of the lane's cache as it throws away, else 0. So a lane holding another conversation is not
+    taken for the few tokens of chat-template preamble every prompt shares (that short prefix is copied from it
+    instead, and an empty or least recently used lane is taken)."""
     return kept if kept >= len(lane.tokens) - kept else 0
 
 
