@@ -50,3 +50,12 @@ def test_without_a_worthy_lane_the_least_recently_used_goes(copies: list[Any]) -
     job = _job([*PREAMBLE, 9, 9, 9])
     admission.place(job, [newer, older])
     assert job.lane is older and job.cached == len(PREAMBLE)
+
+
+def test_a_prompt_sent_again_takes_the_lane_that_holds_it_whatever_that_lane_generated() -> None:
+    prompt = [*PREAMBLE, 20, 21, 22]
+    holder = Lane(0, None, None, tokens=[*prompt, *range(500, 700)], last_used=1.0)
+    other = Lane(1, None, None, tokens=[*PREAMBLE, 30], last_used=0.5)
+    job = _job(prompt)
+    admission.place(job, [other, holder])
+    assert job.lane is holder and job.cached == len(prompt) - 1  # the last prompt token is decoded again

@@ -61,7 +61,7 @@ def place(job: Job, lanes: list[Lane]) -> None:
     def cached(ln: Lane) -> int:
         return common_prefix(ln.tokens, job.prompt) if ln.adapters == job.adapters else 0
 
-    lane = max(free, key=lambda ln: (_worth(ln, cached(ln)), -ln.last_used))
+    lane = max(free, key=lambda ln: (_worth(ln, cached(ln), limit), -ln.last_used))
     own = min(cached(lane), limit)
     donor = max(lanes, key=cached)
     shared = min(cached(donor), limit)
@@ -76,12 +76,14 @@ def place(job: Job, lanes: list[Lane]) -> None:
     _seat(job, lane, keep)
 
 
-def _worth(lane: Lane, kept: int) -> int:
-    """What taking ``lane`` is worth to a prompt of which it holds ``kept`` tokens: ``kept`` when that keeps at
-    least as much of the lane's cache as it throws away, else 0. So a lane holding another conversation is not
-    taken for the few tokens of chat-template preamble every prompt shares (that short prefix is copied from it
-    instead, and an empty or least recently used lane is taken)."""
-    return kept if kept >= len(lane.tokens) - kept else 0
+def _worth(lane: Lane, kept: int, limit: int) -> int:
+    """What taking ``lane`` is worth to a prompt of which it holds ``kept`` tokens (``limit`` = all it can keep):
+    ``kept`` when the lane holds the whole prompt (the same prompt again, or a conversation's next turn) or when
+    taking it keeps at least as much of its cache as it throws away; else 0. So a lane holding another
+    conversation is not taken for the few tokens of chat-template preamble every prompt shares (that short prefix
+    is copied from it instead, and an empty or least recently used lane is taken), while a prompt sent again
+    decodes in the lane that holds it, over the same cache cells (greedy replies stay the same text)."""
+    return kept if kept >= limit or kept >= len(lane.tokens) - kept else 0
 
 
 def place_solo(job: Job, lane: Lane) -> None:
