@@ -121,23 +121,13 @@ def test_the_listing_shows_each_active_adapter_with_scale_and_path(lora: httpx.C
     assert lora.get("/v1/lora").json()["data"] == []
 
 
-# A prompt longer than the 80 tokens the stream generates, so a later run of it keeps the lane of the run before
-# (the scheduler takes a lane holding a prompt when that keeps at least as much of its cache as it throws away).
-# The reference and the run during the load are both warm runs in that lane: they decode the same cache cells the
-# same way, so greedy decoding gives the same text (a cold run prefills the last prompt token in a larger batch,
-# whose rounding may differ).
-LIGHTHOUSE = ("Tell a long story about a lighthouse. " + " ".join(
-    f"Its keeper, number {i}, kept a logbook of ships, storms, gulls and the colour of the sea at dawn."
-    for i in range(1, 9)))
-
-
 def test_a_stream_started_before_a_load_finishes_under_the_adapters_it_started_with(
         lora: httpx.Client, lora_server: tuple[RunningServer, dict[str, Any]]) -> None:
     """Shared lanes: the long stream and a request under the new adapter decode in turns (never in one tick);
     the stream's text is the text it gives without any adapter."""
     base_url = lora_server[0].base_url
     long_body: dict[str, Any] = {"model": DEFAULT_MODEL, "max_tokens": 80, "temperature": 0,
-                                 "messages": [{"role": "user", "content": LIGHTHOUSE}],
+                                 "messages": [{"role": "user", "content": "Tell a long story about a lighthouse."}],
                                  "extra_body": {"ignore_eos": True}}
     other: dict[str, Any] = {"model": DEFAULT_MODEL, "max_tokens": 8, "temperature": 0,
                              "messages": [{"role": "user", "content": QUESTION}]}
@@ -153,7 +143,6 @@ def test_a_stream_started_before_a_load_finishes_under_the_adapters_it_started_w
 
     async def run() -> tuple[str, str, str, str, bool]:
         async with AsyncOpenAI(base_url=base_url + "/v1", api_key="unused", max_retries=0, timeout=300) as client:
-            await stream(client, long_body)  # the prompt's first, cold run: the reference below is a warm one
             alone = await stream(client, long_body)
             other_base = await stream(client, other)
             started = asyncio.Event()

@@ -1,4 +1,4 @@
-"""Admission's lane choice: a new conversation does not evict another for the template preamble they share."""
+"""Admission's lane choice: a prompt goes to the lane holding most of it."""
 
 from __future__ import annotations
 
@@ -27,6 +27,22 @@ def copies(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int, int]]:
     return done
 
 
+def test_a_continued_conversation_takes_its_own_lane() -> None:
+    held = Lane(0, None, None, tokens=[*PREAMBLE, *range(100, 1600)], last_used=5.0)
+    job = _job([*held.tokens, 42, 43])
+    admission.place(job, [Lane(1, None, None), held])
+    assert job.lane is held and job.cached == len(held.tokens)
+
+
+def test_a_prompt_sent_again_takes_the_lane_that_holds_it_whatever_that_lane_generated() -> None:
+    prompt = [*PREAMBLE, 20, 21, 22]
+    holder = Lane(0, None, None, tokens=[*prompt, *range(500, 700)], last_used=1.0)
+    other = Lane(1, None, None, tokens=[*PREAMBLE, 30], last_used=0.5)
+    job = _job(prompt)
+    admission.place(job, [other, holder])
+    assert job.lane is holder and job.cached == len(prompt) - 1  # the last prompt token is decoded again
+
+
 def test_a_new_conversation_takes_an_empty_lane_and_copies_the_shared_preamble(copies: list[Any]) -> None:
     held = Lane(0, None, None, tokens=[*PREAMBLE, *range(100, 1600)], last_used=5.0)
     empty = Lane(1, None, None)
@@ -37,25 +53,9 @@ def test_a_new_conversation_takes_an_empty_lane_and_copies_the_shared_preamble(c
     assert len(held.tokens) == 7 + 1500  # the other conversation stays cached
 
 
-def test_a_continued_conversation_takes_its_own_lane() -> None:
-    held = Lane(0, None, None, tokens=[*PREAMBLE, *range(100, 1600)], last_used=5.0)
-    job = _job([*held.tokens, 42, 43])
-    admission.place(job, [Lane(1, None, None), held])
-    assert job.lane is held and job.cached == len(held.tokens)
-
-
-def test_without_a_worthy_lane_the_least_recently_used_goes(copies: list[Any]) -> None:
+def test_with_no_empty_lane_the_longest_match_wins(copies: list[Any]) -> None:
     older = Lane(0, None, None, tokens=[*PREAMBLE, *range(100, 200)], last_used=1.0)
-    newer = Lane(1, None, None, tokens=[*PREAMBLE, *range(300, 400)], last_used=2.0)
-    job = _job([*PREAMBLE, 9, 9, 9])
-    admission.place(job, [newer, older])
-    assert job.lane is older and job.cached == len(PREAMBLE)
-
-
-def test_a_prompt_sent_again_takes_the_lane_that_holds_it_whatever_that_lane_generated() -> None:
-    prompt = [*PREAMBLE, 20, 21, 22]
-    holder = Lane(0, None, None, tokens=[*prompt, *range(500, 700)], last_used=1.0)
-    other = Lane(1, None, None, tokens=[*PREAMBLE, 30], last_used=0.5)
-    job = _job(prompt)
-    admission.place(job, [other, holder])
-    assert job.lane is holder and job.cached == len(prompt) - 1  # the last prompt token is decoded again
+    newer = Lane(1, None, None, tokens=[*PREAMBLE, 8, *range(300, 400)], last_used=2.0)
+    job = _job([*PREAMBLE, 8, 9, 9])
+    admission.place(job, [older, newer])
+    assert job.lane is newer and job.cached == len(PREAMBLE) + 1

@@ -61,7 +61,8 @@ def place(job: Job, lanes: list[Lane]) -> None:
     def cached(ln: Lane) -> int:
         return common_prefix(ln.tokens, job.prompt) if ln.adapters == job.adapters else 0
 
-    lane = max(free, key=lambda ln: (_worth(ln, cached(ln), limit), -ln.last_used))
+    spare = any(not ln.tokens for ln in free)
+    lane = max(free, key=lambda ln: (_worth(ln, cached(ln), limit, spare), -ln.last_used))
     own = min(cached(lane), limit)
     donor = max(lanes, key=cached)
     shared = min(cached(donor), limit)
@@ -76,15 +77,18 @@ def place(job: Job, lanes: list[Lane]) -> None:
     _seat(job, lane, keep)
 
 
-def _worth(lane: Lane, kept: int, limit: int) -> int:
-    """What taking ``lane`` is worth to a prompt of which it holds ``kept`` tokens (``limit`` = all it can keep):
-    ``kept`` when the lane holds the whole prompt (the same prompt again, or a conversation's next turn) or when
-    taking it keeps at least as much of its cache as it throws away; else 0. So a lane holding another
-    conversation is not taken for the few tokens of chat-template preamble every prompt shares (that short prefix
-    is copied from it instead, and an empty or least recently used lane is taken), while a prompt sent again
-    decodes in the lane that holds it, over the same cache cells (greedy replies stay the same text)."""
-    return kept if kept >= limit or kept >= len(lane.tokens) - kept else 0
 
+def _worth(lane: Lane, kept: int, limit: int, spare: bool) -> int:
+    """What taking ``lane`` is worth to a prompt of which it holds ``kept`` tokens (``limit``: all it can keep).
+    While an empty lane is free (``spare``), a lane that holds only a short start of the prompt (the chat-template
+    preamble every prompt shares) and would throw away more of another conversation than it keeps is worth 0:
+    the new job takes the empty lane and copies that start, and the other conversation stays warm. A lane holding
+    the whole prompt (sent again, or a conversation's next turn) is always worth what it keeps. With no empty lane
+    free, the longest match wins, as it always did (so placement on a busy server, and the greedy replies recorded
+    on it, do not change)."""
+    if not spare or kept >= limit or kept >= len(lane.tokens) - kept:
+        return kept
+    return 0
 
 def place_solo(job: Job, lane: Lane) -> None:
     """Batch-invariant jobs: the lane of their own context, cleared, so nothing about other traffic (cache
