@@ -8,7 +8,8 @@ from collections.abc import Iterator
 import llama_cpp
 import pytest
 
-from superfluid.engine.decoding.sampling import LLAMA_DEFAULTS, SamplerChain, model_defaults, resolve
+from superfluid.engine.decoding.lane_sampler import LaneSampler
+from superfluid.engine.decoding.sampling import LLAMA_DEFAULTS, LogitRows, SamplerChain, model_defaults, resolve
 from superfluid.engine.models.llama_model import LlamaModel
 from superfluid.engine.models.model_sources import DEFAULT_MODEL
 from superfluid.engine.models.model_sources import resolve as resolve_model
@@ -142,15 +143,15 @@ def _decode(model: LlamaModel) -> None:
 
 
 def _greedy(model: LlamaModel, bias: dict[int, float]) -> tuple[int, int]:
-    """(the llama.cpp chain's pick, the argmax path's pick) on the same fresh logits."""
+    """(the llama.cpp chain's pick, the numpy lane sampler's pick) on the same fresh logits."""
     _decode(model)
-    chain = SamplerChain(resolve(SamplingParams(temperature=0.0, logit_bias=bias), DEFAULTS),
-                         n_vocab=model.meta.n_vocab)
+    effective = resolve(SamplingParams(temperature=0.0, logit_bias=bias), DEFAULTS)
+    chain = SamplerChain(effective, n_vocab=model.meta.n_vocab)
     try:
-        expected = int(llama_cpp.llama_sampler_sample(chain._chain, model.ctx, -1))  # leaves the logits as they are
-        return expected, chain.sample(model.ctx, -1)
+        expected = chain.sample(model.ctx, -1)  # leaves the logits as they are
     finally:
         chain.close()
+    return expected, LaneSampler(effective, LogitRows(model.meta.n_vocab)).sample(model.ctx, -1)
 
 
 def test_greedy_argmax_picks_what_the_llama_chain_picks(model: LlamaModel) -> None:
@@ -162,3 +163,21 @@ def test_greedy_argmax_picks_what_the_llama_chain_picks(model: LlamaModel) -> No
         assert fast == expected, bias
     assert _greedy(model, {natural: float("-inf")})[1] != natural
     assert _greedy(model, {11: 100.0})[1] == 11
+
+
+def test_sampled_draws_on_real_logits_match_the_llama_chain(model: LlamaModel) -> None:
+    effective = resolve(SamplingParams(temperature=0.9, top_p=0.95, seed=99), DEFAULTS)
+    chain = SamplerChain(effective, n_vocab=model.meta.n_vocab)
+    lane = LaneSampler(effective, LogitRows(model.meta.n_vocab))
+    _decode(model)
+    saved = LogitRows(model.meta.n_vocab).row(model.ctx, -1).copy()
+    try:
+        picks = []
+        for _ in range(50):
+            expected = chain.sample(model.ctx, -1)
+            picks.append((expected, lane.sample(model.ctx, -1)))
+            LogitRows(model.meta.n_vocab).row(model.ctx, -1)[:] = saved
+    finally:
+        chain.close()
+    assert [a for a, _ in picks] == [b for _, b in picks]
+    assert len({a for a, _ in picks}) > 1  # really sampled, not one token every time

@@ -99,25 +99,14 @@ class LogitRows:
 
 
 class SamplerChain:
-    """A llama.cpp sampler chain owned by one lane; free it when the lane's job ends.
+    """llama.cpp's own sampler chain for one lane's settings: the reference the engine's numpy sampler
+    (lane_sampler.LaneSampler) is held against in tests and benchmarks/sampling.py. Free it with ``close``.
 
-    Greedy decoding without penalties is stateless, so it skips the chain: the logit biases are added to the
-    logits row and numpy's argmax picks the token (the first of equal maxima, as llama.cpp's greedy sampler
-    does). That takes ~11 us where the chain, which copies the whole vocabulary into candidate records first,
-    takes ~87 us on the bundled model's 49k vocabulary — about 1% of a decode.
+    The engine no longer samples through it: the chain copies the whole vocabulary into candidate records
+    and sorts them for every token, several times the cost of the numpy path on the bundled model's 49k vocabulary.
     """
 
-    def __init__(self, sampling: EffectiveSampling, n_vocab: int, rows: LogitRows | None = None) -> None:
-        penalties = sampling.repeat_penalty != 1.0 or sampling.presence_penalty or sampling.frequency_penalty
-        self._argmax = sampling.temperature <= 0 and not penalties
-        self._rows = rows or LogitRows(n_vocab)
-        # Bans (-inf) are checked after the argmax instead of written into the row first: when the pick is not
-        # banned it is the first maximum of the banned row too, since a ban only lowers other entries.
-        shifts = [(t, b) for t, b in sampling.logit_bias if b != float("-inf")]
-        self._bans = frozenset(t for t, b in sampling.logit_bias if b == float("-inf"))
-        self._ban_ids = np.array(sorted(self._bans), dtype=np.intp)
-        self._bias_ids = np.array([t for t, _ in shifts], dtype=np.intp)
-        self._bias_values = np.array([b for _, b in shifts], dtype=np.float32)
+    def __init__(self, sampling: EffectiveSampling, n_vocab: int) -> None:
         chain = llama_cpp.llama_sampler_chain_init(llama_cpp.llama_sampler_chain_default_params())
         self._chain = chain
         add = llama_cpp.llama_sampler_chain_add
@@ -143,18 +132,27 @@ class SamplerChain:
         add(chain, llama_cpp.llama_sampler_init_dist(sampling.seed))
 
     def sample(self, ctx: llama_cpp.llama_context_p, batch_index: int) -> int:
-        if self._argmax:
-            row = self._rows.row(ctx, batch_index)
-            if len(self._bias_ids):
-                row[self._bias_ids] += self._bias_values
-            token = int(row.argmax())
-            if token in self._bans:
-                row[self._ban_ids] = -np.inf
-                token = int(row.argmax())
-            return token
+        """Sample one output of the last decode (and accept it, which feeds the penalty window)."""
         return int(llama_cpp.llama_sampler_sample(self._chain, ctx, batch_index))
+
+    def sample_row(self, row: npt.NDArray[np.float32]) -> int:
+        """Run the chain on a logits row of one's own (tests, benchmarks), then accept the pick."""
+        records = np.zeros(len(row), dtype=_TOKEN_DATA)
+        records["id"] = np.arange(len(row))
+        records["logit"] = row
+        array = llama_cpp.llama_token_data_array(
+            data=ctypes.cast(records.ctypes.data, llama_cpp.llama_token_data_p), size=len(row), selected=-1,
+            sorted=False)
+        llama_cpp.llama_sampler_apply(self._chain, ctypes.byref(array))
+        token = int(array.data[array.selected].id)  # a stage may point data elsewhere
+        llama_cpp.llama_sampler_accept(self._chain, token)
+        return token
 
     def close(self) -> None:
         if self._chain:
             llama_cpp.llama_sampler_free(self._chain)
             self._chain = None
+
+
+_TOKEN_DATA = np.dtype([("id", np.int32), ("logit", np.float32), ("p", np.float32)])
+"""llama_token_data as a numpy record."""

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from superfluid.engine.decoding.grammar import GrammarState, LazyGrammar
-from superfluid.engine.decoding.sampling import EffectiveSampling, SamplerChain
+from superfluid.engine.decoding.lane_sampler import LaneSampler
+from superfluid.engine.decoding.sampling import EffectiveSampling
 from superfluid.engine.decoding.text_output import TextOutput
 from superfluid.engine.decoding.tool_readers import CallReader
 from superfluid.engine.models.lora import AdapterSet
@@ -169,7 +170,7 @@ class Job:
     reasoning_generated: int = 0
     """Of ``generated``, the tokens fed while the reasoning block was open (or that opened it)."""
     next_token: int | None = None
-    sampler: SamplerChain | None = None
+    sampler: LaneSampler | None = None
     lane: Lane | None = None
     finished: bool = False
     expired: bool = False

@@ -1,7 +1,7 @@
 """The engine thread: lanes on one llama.cpp context, one batched decode per tick.
 
 Every tick builds one ``llama_batch`` with the next token of each generating lane plus chunks of pending
-prompts (within ``n_batch``), calls ``llama_decode`` once, then samples each lane with its own chain.
+prompts (within ``n_batch``), calls ``llama_decode`` once, then samples each lane with its own LaneSampler.
 Jobs join and leave between ticks. A finished lane keeps its tokens in the KV cache, so a later request
 that repeats its prefix is assigned that lane and only prefills the rest.
 """
@@ -21,8 +21,9 @@ from typing import Any
 import llama_cpp
 
 from superfluid.engine.decoding.grammar import GrammarTokenizer
+from superfluid.engine.decoding.lane_sampler import LaneSampler
 from superfluid.engine.decoding.logprobs import token_logprobs
-from superfluid.engine.decoding.sampling import LogitRows, SamplerChain
+from superfluid.engine.decoding.sampling import LogitRows
 from superfluid.engine.decoding.text_output import Piece
 from superfluid.engine.decoding.tool_calls import ToolCallDelta
 from superfluid.engine.models.llama_model import LlamaModel
@@ -265,7 +266,7 @@ class Scheduler:
                 place_solo(job, self._solo_lane())
             else:
                 place(job, self.lanes)
-            job.sampler = SamplerChain(job.sampling, self.model.meta.n_vocab, self._rows)
+            job.sampler = LaneSampler(job.sampling, self._rows)
             admitted = Admitted(index=job.index, prompt_tokens=len(job.prompt), cached_tokens=job.cached)
             self._outbox.post(job.sink, admitted)
 
@@ -289,7 +290,8 @@ class Scheduler:
             entries.append((lane, job.next_token, True, "gen"))
             if job.spec_pause > 0:
                 job.spec_pause -= 1
-            elif self.spec_draft and len(decoding) <= SPEC_MAX_LANES and not job.batch_invariant:
+            elif (self.spec_draft and len(decoding) <= SPEC_MAX_LANES and not job.batch_invariant
+                  and job.sampling.temperature <= 0):  # greedy lanes only: see docs/scheduling.md
                 draft = job.drafts.draft(lane.tokens, job.next_token,
                                          min(self.spec_draft, job.max_new_tokens - job.generated - 1))
                 entries.extend((lane, tok, True, "draft") for tok in draft)
