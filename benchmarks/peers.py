@@ -74,11 +74,12 @@ def superfluid(model_id: str, *, threads: int, lanes: int, window: int, logs: Pa
     return _wait(peer, "/health")
 
 
-def llama_server(gguf: Path, *, threads: int, lanes: int, window: int, logs: Path) -> Peer:
-    if not LLAMA_SERVER.exists():
-        raise FileNotFoundError(f"{LLAMA_SERVER} is missing: run benchmarks/build_llama_server.sh first")
+def llama_server(gguf: Path, *, threads: int, lanes: int, window: int, logs: Path,
+                 binary: Path = LLAMA_SERVER) -> Peer:
+    if not binary.exists():
+        raise FileNotFoundError(f"{binary} is missing: run benchmarks/build_llama_server.sh first")
     port = free_port()
-    cmd = [str(LLAMA_SERVER), "-m", str(gguf), "--port", str(port), "-t", str(threads), "-tb", str(threads),
+    cmd = [str(binary), "-m", str(gguf), "--port", str(port), "-t", str(threads), "-tb", str(threads),
            "-np", str(lanes), "-c", str(window * lanes), "--no-webui"]
     peer = Peer("llama-server", f"http://127.0.0.1:{port}", _spawn(cmd, logs / "llama-server.log"), gguf.stem)
     return _wait(peer, "/health")

@@ -135,17 +135,29 @@ class LaneSampler:
         k, size = self._top_k, row.shape[0]
         self._total = None
         if 0 < k < size:
-            ids = _top_k(row, k)
-            return self._sorted(ids, row[ids])
+            return self._sorted(*_ranked(row, k))
         ids = np.flatnonzero(row > -np.inf)
         if not len(ids):
             ids = np.arange(size)
-        if k > 0 or self._top_p < 1:
-            logits = row[ids]
-            # Without top-k, llama.cpp's top-p sums the softmax in token order, before it sorts.
-            self._total = np.cumsum(np.exp(logits - logits.max()))[-1] if k <= 0 else None
-            return self._sorted(ids, logits)
+        if k > 0:
+            return self._sorted(ids, row[ids])
+        if self._top_p < 1:
+            return self._nucleus_head(row, ids)
         return ids, row[ids], False
+
+    def _nucleus_head(self, row: Row, ids: Ids) -> tuple[Ids, Row, bool]:
+        """Top-p without top-k: only the sorted head that top-p keeps is needed, not the whole sorted row."""
+        logits = row[ids]
+        best = logits.max()
+        # llama.cpp's top-p sums the softmax in token order, before it sorts.
+        total = self._total = np.exp(logits - best).cumsum()[-1]
+        size = 64
+        while size < len(ids):
+            head, head_logits, _ = self._sorted(*_ranked(row, size))
+            if (np.exp(head_logits - best) / total).cumsum()[-1] >= self._top_p:
+                return head, head_logits, True
+            size *= 4
+        return self._sorted(ids, logits)
 
     @staticmethod
     def _sorted(ids: Ids, logits: Row) -> tuple[Ids, Row, bool]:
@@ -213,3 +225,8 @@ def _top_k(row: Row, k: int) -> Ids:
     if len(ids) > k:
         ids = ids[row[ids].argpartition(len(ids) - k)[len(ids) - k:]]
     return ids
+
+
+def _ranked(row: Row, k: int) -> tuple[Ids, Row]:
+    ids = _top_k(row, k)
+    return ids, row[ids]
