@@ -18,7 +18,8 @@ CPU seconds per token is the figure a busy machine skews least; rates and latenc
 
 Run: ``python -m benchmarks.traffic [--quick] [--build] [--record]``. ``--quick`` (levels 1 and 8, 32 tokens, no
 batched-bench sweep) takes a few minutes; ``--build`` compiles llama-server, llama-bench and llama-batched-bench
-first (benchmarks/build_llama_server.sh). Never part of the test suite.
+first (benchmarks/build_llama_server.sh); without them the ceiling is left out. ``--llama-server PATH`` and
+``--bin DIR`` take binaries of the same llama.cpp version built elsewhere. Never part of the test suite.
 """
 
 from __future__ import annotations
@@ -179,6 +180,8 @@ async def prefill(peer: peers.Peer, tag: str) -> float:
 def ceilings(bin_dir: Path, gguf: Path, threads: int, quick: bool, levels: list[int]) -> dict[str, Any]:
     """llama-bench pp/tg and llama-batched-bench aggregate decode rates of the same llama.cpp build."""
     out: dict[str, Any] = {}
+    if not (bin_dir / "llama-bench").exists() or not (bin_dir / "llama-batched-bench").exists():
+        return {"not measured": f"llama-bench or llama-batched-bench missing in {bin_dir} (run with --build)"}
     bench = [str(bin_dir / "llama-bench"), "-m", str(gguf), "-t", str(threads), "-o", "json",
              "-p", "2000", "-n", "32" if quick else "128", "-r", "1" if quick else "3"]
     done = subprocess.run(bench, capture_output=True, text=True, check=False)
@@ -208,8 +211,10 @@ async def run(servers: dict[str, peers.Peer], levels: list[int], max_tokens: int
             names = list(servers) if turn % 2 == 0 else list(reversed(servers))  # alternate who goes first
             turn += 1
             for name in names:
-                results[name][f"{mode} c{concurrency}"] = await level(servers[name], mode, concurrency, max_tokens,
-                                                                      f"{mode} c{concurrency}")
+                got = await level(servers[name], mode, concurrency, max_tokens, f"{mode} c{concurrency}")
+                results[name][f"{mode} c{concurrency}"] = got
+                print(f"{name} {mode} c{concurrency}: " + ", ".join(  # progress, for a run cut short
+                    f"{k} {v:.1f}" for k, v in got.items() if isinstance(v, float)), flush=True)
     for round_no in range(prefills):
         for name, peer in servers.items():
             results[name].setdefault("prefill_tok_s", []).append(await prefill(peer, f"[prefill {round_no}]"))
@@ -266,12 +271,12 @@ def main() -> None:
     parser.add_argument("--bin", type=Path, default=BIN, help="where llama-bench and llama-batched-bench are")
     parser.add_argument("--note", default="", help="a line for the record (e.g. what else ran on the machine)")
     args = parser.parse_args()
-    if args.build or not (args.bin / "llama-batched-bench").exists():
+    if args.build:
         subprocess.run(["bash", str(Path(__file__).with_name("build_llama_server.sh"))], check=True)
     levels = [1, 8] if args.quick else [int(x) for x in args.levels.split(",")]
     max_tokens = 32 if args.quick else args.tokens
     gguf = resolve(DEFAULT_MODEL).locate()
-    logs = Path("/tmp/superfluid-bench")
+    logs = Path(f"/tmp/superfluid-traffic-{os.getpid()}")  # the servers' logs, kept for a look afterwards
     logs.mkdir(exist_ok=True)
     load_before = os.getloadavg()[0]
     servers = {

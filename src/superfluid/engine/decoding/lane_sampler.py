@@ -1,21 +1,22 @@
-"""One lane's next token, drawn in numpy the way llama.cpp's sampler chain (sampling.SamplerChain) draws it.
+"""One lane's next token, drawn the way llama.cpp's sampler chain (sampling.SamplerChain) draws it, without it.
 
-The chain the engine builds is: logit biases, repetition penalties, then either greedy, or top-k, top-p, min-p,
-temperature and a seeded draw. llama.cpp runs it by copying the whole vocabulary (49k entries on the bundled
-model) into candidate records and sorting them; here each stage is a few numpy passes over the logits row:
+The chain the engine used to run per lane is: logit biases, repetition penalties, then either greedy, or top-k,
+top-p, min-p, temperature and a seeded draw. llama.cpp runs it by copying the whole vocabulary (49k entries on
+the bundled model) into candidate records and sorting them. Here:
 
-- top-k looks only at the tokens within ``reach`` of the best logit (one compare and one nonzero over the row),
-  widening the reach until at least k tokens are in it, so the k best are always among them; an argpartition of
-  that short list then takes exactly the k best, and only those are sorted;
-- top-p, min-p, temperature and the draw then work on at most k candidates, in llama.cpp's arithmetic: float32
-  softmax with sequential sums, the min-p threshold in logit space, float64 running sums for the draw;
-- the draw reads the same uniform number llama.cpp does: two 32-bit outputs of a Mersenne Twister seeded
-  with the lane's seed (numpy's legacy seeding is std::mt19937's), combined as libstdc++'s
+- biases, penalties and greedy's argmax are numpy operations on the logits row, in place;
+- top-k costs two passes over the row: the maxima of 128-token groups (element-wise over a grid view), whose
+  k-th largest is a floor under the k-th largest logit, then one comparison with that floor, which keeps the
+  k best and on real logits only a handful more; those few are sorted as Python floats, and top-p, min-p,
+  temperature and the draw run on them in plain Python (cheaper than a dozen more numpy calls on 40 numbers);
+- without top-k, the same stages run in numpy over the whole row, in llama.cpp's float32 arithmetic;
+- the draw reads the same uniform number llama.cpp does: two 32-bit outputs of a Mersenne Twister seeded with
+  the lane's seed (numpy's legacy seeding is std::mt19937's), combined as libstdc++'s
   ``generate_canonical<double, 53>`` combines them.
 
-So a seeded lane draws the same tokens as the chain did, except where the last bit of an ``exp`` differs between
-numpy and the C library and the draw falls exactly there; the distribution is the chain's (tests/engine/decoding/
-test_lane_sampler.py checks both). Every lane the engine runs can take this path: grammars mask the row before
+So a seeded lane draws the same tokens as the chain did, except where a cut or the draw falls within float
+rounding of a boundary; the distribution is the chain's (tests/engine/decoding/test_lane_sampler.py checks
+token agreement and chi-square). Every lane the engine runs can take this path: grammars mask the row before
 it, log probabilities are read before it, and the chain has no stage this file lacks. The chain stays in
 sampling.py as the reference the tests and benchmarks/sampling.py hold this one against.
 """
@@ -109,6 +110,8 @@ class LaneSampler:
         self._window.append(token)
 
     def _draw(self, row: Row) -> int:
+        if 0 < self._top_k < row.shape[0]:
+            return self._draw_top_k(row)
         ids, logits, ordered = self._candidates(row)
         if (logits[0] if ordered else logits.max()) == -np.inf:  # everything masked: nothing to weigh
             self._uniform()
@@ -126,20 +129,56 @@ class LaneSampler:
         at = int(running.searchsorted(running[-1] * rnd))  # the first whose running sum reaches the target
         return int(ids[min(at, len(ids) - 1)])
 
-    def _candidates(self, row: Row) -> tuple[Ids, Row, bool]:
-        """Top-k (sorted, best first), or the whole row: sorted when top-p follows, else in token order.
+    def _draw_top_k(self, row: Row) -> int:
+        """Top-k, then top-p, min-p, temperature and the draw on at most k candidates, in plain Python floats.
 
-        Tokens at -inf (bans, grammar masks) may be left out: their weight is 0, so they sit after every other
+        A few dozen candidates cost less as Python floats than as a dozen more numpy calls. The arithmetic is
+        double where llama.cpp's is partly float: a pick can differ only where a cut or the draw falls within
+        float rounding of a boundary.
+        """
+        ids = _top_k(row, self._top_k)
+        ranked = sorted(zip(row[ids].tolist(), ids.tolist(), strict=True), reverse=True)[:self._top_k]
+        best = ranked[0][0]
+        if best == -math.inf:  # everything masked: nothing to weigh
+            self._uniform()
+            return int(ranked[0][1])
+        keep = len(ranked)
+        if self._top_p < 1:
+            weights = [math.exp(logit - best) for logit, _ in ranked]
+            goal, running = sum(weights) * float(self._top_p), 0.0
+            for at, weight in enumerate(weights):
+                running += weight
+                if running >= goal:  # through the first that reaches p
+                    keep = at + 1
+                    break
+        if self._log_min_p is not None:
+            floor, kept = best + float(self._log_min_p), 1  # the best always stays
+            while kept < keep and ranked[kept][0] >= floor:
+                kept += 1
+            keep = kept
+        rnd = self._uniform()
+        if keep == 1:
+            return int(ranked[0][1])
+        scale = 1.0 / float(self._temperature)
+        weights = [math.exp((logit - best) * scale) for logit, _ in ranked[:keep]]
+        goal, running = sum(weights) * rnd, 0.0
+        for at, weight in enumerate(weights):
+            running += weight
+            if running >= goal:
+                return int(ranked[at][1])
+        return int(ranked[keep - 1][1])
+
+    def _candidates(self, row: Row) -> tuple[Ids, Row, bool]:
+        """The whole row (no top-k): sorted when top-p follows, else in token order.
+
+        Tokens at -inf (bans, grammar masks) are left out: their weight is 0, so they sit after every other
         candidate once sorted, add nothing to any sum, and no draw can land on them.
         """
-        k, size = self._top_k, row.shape[0]
         self._total = None
-        if 0 < k < size:
-            return self._sorted(*_ranked(row, k))
         ids = np.flatnonzero(row > -np.inf)
         if not len(ids):
-            ids = np.arange(size)
-        if k > 0:
+            ids = np.arange(row.shape[0])
+        if self._top_k > 0:  # top-k at least the vocabulary: everything, sorted
             return self._sorted(ids, row[ids])
         if self._top_p < 1:
             return self._nucleus_head(row, ids)
@@ -197,32 +236,21 @@ class LaneSampler:
 
 
 def _top_k(row: Row, k: int) -> Ids:
-    """The ids of the k largest logits, in no order (fewer when fewer than k are above -inf; any ties cut as
-    llama.cpp's partial sort may cut them).
+    """The ids of the k largest logits and perhaps a few more, in token order (only usable ones, above -inf).
 
-    The row is read as ``_BLOCK`` rows of a grid, so that each column is a group of tokens and the groups'
+    The row is read as a grid of ``_BLOCK`` rows, so that each column is a group of tokens and the groups'
     maxima are one element-wise pass (fast in numpy, unlike a maximum along short rows). The k-th largest of
-    those maxima is a floor no greater than the k-th largest logit, so the k largest all lie in groups whose
-    maximum reaches it: only those few columns are searched.
+    those maxima is a floor no greater than the k-th largest logit, so one comparison with it keeps the k
+    largest and, on real logits, only a handful more.
     """
     size = row.shape[0]
     full = size - size % _BLOCK
-    grid = row[:full].reshape(_BLOCK, -1)
-    tops = grid.max(axis=0)
+    tops = row[:full].reshape(_BLOCK, -1).max(axis=0)
     if len(tops) <= k:
-        ids = (row > -np.inf).nonzero()[0]
-    else:
-        floor = np.partition(tops, len(tops) - k)[len(tops) - k]
-        if floor == -np.inf:  # fewer than k groups hold a usable logit: take every usable one
-            floor = np.nextafter(np.float32(-np.inf), np.float32(0))
-        groups = (tops >= floor).nonzero()[0]
-        within, group = (grid[:, groups] >= floor).nonzero()
-        ids = within * grid.shape[1] + groups[group]
-        if full < size:  # the few tokens past the grid are always searched
-            ids = np.concatenate((ids, full + (row[full:] >= floor).nonzero()[0]))
-    if not len(ids):
-        return np.arange(min(k, size))
-    if len(ids) > k:
+        return (row > -np.inf).nonzero()[0]
+    floor = np.partition(tops, len(tops) - k)[len(tops) - k]
+    ids = (row > floor if floor == -np.inf else row >= floor).nonzero()[0]
+    if len(ids) > 4 * k:  # many equal or masked logits: cut to k before anything sorts them
         ids = ids[row[ids].argpartition(len(ids) - k)[len(ids) - k:]]
     return ids
 
