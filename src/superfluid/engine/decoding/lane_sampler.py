@@ -249,7 +249,7 @@ def _top_k(row: Row, k: int) -> Ids:
     if len(tops) <= k:
         return (row > -np.inf).nonzero()[0]
     floor = np.partition(tops, len(tops) - k)[len(tops) - k]
-    ids = (row > floor if floor == -np.inf else row >= floor).nonzero()[0]
+    ids: Ids = (row > floor if floor == -np.inf else row >= floor).nonzero()[0]
     if len(ids) > 4 * k:  # many equal or masked logits: cut to k before anything sorts them
         ids = ids[row[ids].argpartition(len(ids) - k)[len(ids) - k:]]
     return ids
