@@ -48,7 +48,7 @@ def test_same_seed_same_tokens_as_the_llama_chain(params: SamplingParams, vocab:
     effective = resolve(params, DEFAULTS)
     lane, chain = LaneSampler(effective), SamplerChain(effective, vocab)
     try:
-        picks = [(chain.sample_row(row.copy()), lane.sample_row(row.copy())) for row in _rows(120, vocab, 3)]
+        picks = [(chain.sample_row(row.copy()), lane.sample_row(row.copy())) for row in _rows(60, vocab, 3)]
     finally:
         chain.close()
     same = sum(a == b for a, b in picks)
@@ -106,13 +106,13 @@ def _chi_square(counts: npt.NDArray[np.int64], probs: npt.NDArray[np.float64]) -
 
 
 def test_distribution_matches_the_chain_chi_square() -> None:
-    vocab = 4096
+    vocab = 512
     logits = (np.random.default_rng(21).standard_normal(vocab) * 1.5).astype(np.float32)
     logits[:30] += np.linspace(6.0, 2.0, 30, dtype=np.float32)
     top_k, top_p, min_p, temperature = 40, 0.95, 0.02, 0.7
     probs = _expected(logits, top_k, top_p, min_p, temperature)
     assert 5 < np.count_nonzero(probs) <= top_k
-    draws = 20000
+    draws = 8000
     mine = np.zeros(vocab, dtype=np.int64)
     theirs = np.zeros(vocab, dtype=np.int64)
     for seed in range(4):  # several seeds: the stream of every lane, not one lucky one
