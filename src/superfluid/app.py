@@ -17,12 +17,14 @@ from connexion.middleware.routing import RoutingMiddleware
 from connexion.options import SwaggerUIOptions
 from starlette.middleware.cors import CORSMiddleware
 
+from superfluid import __version__
 from superfluid.batches.dispatch import InProcess
 from superfluid.batches.runner import BatchRunner
 from superfluid.errors import EngineFailure, InvalidRequest, NotFound, SuperfluidError
 from superfluid.handlers.context import ClientDisconnected
 from superfluid.http.access import AccessControl, AccessGuard
 from superfluid.http.dialect import Dialect, error_body
+from superfluid.http.documents import DocumentRoutes, Documents, document_paths
 from superfluid.http.guards import BodyLimit, NewlinesInPaths, OllamaBodiesAreJson
 from superfluid.http.metrics import Metrics
 from superfluid.http.observe import RequestObserver, RouteTable, note_error
@@ -36,7 +38,8 @@ from superfluid.settings import Settings
 log = logging.getLogger(__name__)
 
 SPEC_DIR = Path(__file__).resolve().parent / "openapi"
-SPECS = ("openai.yaml", "ollama.yaml", "anthropic.yaml")
+# Every document in openapi/ is routed (and published by http/documents.py); a new one needs no code here.
+SPECS = tuple(path.name for path in document_paths(SPEC_DIR))
 
 
 def _render(request: ConnexionRequest, error: SuperfluidError) -> ConnexionResponse:
@@ -136,7 +139,9 @@ def create_app(settings: Settings, services: Services | None = None, *,
         specification_dir=str(SPEC_DIR),
         lifespan=lifespan,
         validator_map={"body": {"application/json": TypedJSONBodyValidator}},
-        swagger_ui_options=SwaggerUIOptions(swagger_ui_path="/docs", spec_path="/openapi.json"),
+        # The documents and Swagger UI are published by DocumentRoutes (Connexion's would put every
+        # document at the same /openapi.json, since they share the base path "/").
+        swagger_ui_options=SwaggerUIOptions(serve_spec=False, swagger_ui=False),
         # Connexion's own routing loses all but the first and last of three documents at one base path.
         middlewares=[ChainedRoutingMiddleware if m is RoutingMiddleware else m
                      for m in ConnexionMiddleware.default_middlewares],
@@ -158,6 +163,9 @@ def create_app(settings: Settings, services: Services | None = None, *,
         app.add_middleware(CORSMiddleware, position=MiddlewarePosition.BEFORE_EXCEPTION,
                            allow_origins=list(settings.cors_origins), allow_methods=["GET", "POST", "DELETE"],
                            allow_headers=list(CORS_HEADERS), expose_headers=list(CORS_EXPOSED), max_age=600)
+    # Before the key guard: the documents are public (see http/documents.py).
+    app.add_middleware(DocumentRoutes, position=MiddlewarePosition.BEFORE_EXCEPTION,
+                       documents=Documents(SPEC_DIR, __version__))
     app.add_middleware(AccessGuard, position=MiddlewarePosition.BEFORE_EXCEPTION, control=access)
     app.add_middleware(UploadQuota, position=MiddlewarePosition.BEFORE_EXCEPTION)
     app.add_middleware(OllamaBodiesAreJson, position=MiddlewarePosition.BEFORE_EXCEPTION)
