@@ -162,6 +162,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--state", default=None, metavar="URL",
                        help="keep durable state on this PostgreSQL server (postgresql://USER@HOST/DB; needs "
                             "superfluid[fleet]) instead of SQLite in --sessions: what a fleet's replicas share")
+    from superfluid.conformance import command as conformance
+
+    conformance.add_parser(commands)
     return parser
 
 
@@ -291,6 +294,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return fleet_main(argv[1:])
     args = _parser().parse_args(argv)
+    if args.command == "conformance":
+        from superfluid.conformance.command import execute
+
+        return execute(args)
     settings = settings_from_args(args)
     configure_logging(settings.log_level, settings.log_format)
     import prometheus_client
