@@ -1,0 +1,80 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.version_response_compatibility import VersionResponseCompatibility
+from ..models.version_response_server import VersionResponseServer
+
+T = TypeVar("T", bound="VersionResponse")
+
+
+@_attrs_define
+class VersionResponse:
+    """
+    Attributes:
+        version (str):
+        server (VersionResponseServer):
+        compatibility (VersionResponseCompatibility):
+    """
+
+    version: str
+    server: VersionResponseServer
+    compatibility: VersionResponseCompatibility
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        version = self.version
+
+        server = self.server.value
+
+        compatibility = self.compatibility.value
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "version": version,
+                "server": server,
+                "compatibility": compatibility,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        version = d.pop("version")
+
+        server = VersionResponseServer(d.pop("server"))
+
+        compatibility = VersionResponseCompatibility(d.pop("compatibility"))
+
+        version_response = cls(
+            version=version,
+            server=server,
+            compatibility=compatibility,
+        )
+
+        version_response.additional_properties = d
+        return version_response
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

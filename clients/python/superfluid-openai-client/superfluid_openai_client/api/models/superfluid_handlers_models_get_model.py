@@ -1,0 +1,164 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error_response import ErrorResponse
+from ...models.model import Model
+from ...types import Response
+
+
+def _get_kwargs(
+    model: str,
+) -> dict[str, Any]:
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v1/models/{model}".format(
+            model=quote(str(model), safe=""),
+        ),
+    }
+
+    return _kwargs
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ErrorResponse | Model | None:
+    if response.status_code == 200:
+        response_200 = Model.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 401:
+        response_401 = ErrorResponse.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 404:
+        response_404 = ErrorResponse.from_dict(response.json())
+
+        return response_404
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorResponse | Model]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    model: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> Response[ErrorResponse | Model]:
+    """One known model
+
+    Args:
+        model (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorResponse | Model]
+    """
+
+    kwargs = _get_kwargs(
+        model=model,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    model: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> ErrorResponse | Model | None:
+    """One known model
+
+    Args:
+        model (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorResponse | Model
+    """
+
+    return sync_detailed(
+        model=model,
+        client=client,
+    ).parsed
+
+
+async def asyncio_detailed(
+    model: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> Response[ErrorResponse | Model]:
+    """One known model
+
+    Args:
+        model (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorResponse | Model]
+    """
+
+    kwargs = _get_kwargs(
+        model=model,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    model: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> ErrorResponse | Model | None:
+    """One known model
+
+    Args:
+        model (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorResponse | Model
+    """
+
+    return (
+        await asyncio_detailed(
+            model=model,
+            client=client,
+        )
+    ).parsed

@@ -1,0 +1,189 @@
+from http import HTTPStatus
+from typing import Any
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error_response import ErrorResponse
+from ...models.props import Props
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    *,
+    model: str | Unset = UNSET,
+    autoload: str | Unset = UNSET,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    params["model"] = model
+
+    params["autoload"] = autoload
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/props",
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ErrorResponse | Props | None:
+    if response.status_code == 200:
+        response_200 = Props.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 401:
+        response_401 = ErrorResponse.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 404:
+        response_404 = ErrorResponse.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 500:
+        response_500 = ErrorResponse.from_dict(response.json())
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorResponse | Props]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    model: str | Unset = UNSET,
+    autoload: str | Unset = UNSET,
+) -> Response[ErrorResponse | Props]:
+    """The served model and its effective generation defaults
+
+    Args:
+        model (str | Unset):
+        autoload (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorResponse | Props]
+    """
+
+    kwargs = _get_kwargs(
+        model=model,
+        autoload=autoload,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient | Client,
+    model: str | Unset = UNSET,
+    autoload: str | Unset = UNSET,
+) -> ErrorResponse | Props | None:
+    """The served model and its effective generation defaults
+
+    Args:
+        model (str | Unset):
+        autoload (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorResponse | Props
+    """
+
+    return sync_detailed(
+        client=client,
+        model=model,
+        autoload=autoload,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    model: str | Unset = UNSET,
+    autoload: str | Unset = UNSET,
+) -> Response[ErrorResponse | Props]:
+    """The served model and its effective generation defaults
+
+    Args:
+        model (str | Unset):
+        autoload (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorResponse | Props]
+    """
+
+    kwargs = _get_kwargs(
+        model=model,
+        autoload=autoload,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient | Client,
+    model: str | Unset = UNSET,
+    autoload: str | Unset = UNSET,
+) -> ErrorResponse | Props | None:
+    """The served model and its effective generation defaults
+
+    Args:
+        model (str | Unset):
+        autoload (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorResponse | Props
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            model=model,
+            autoload=autoload,
+        )
+    ).parsed

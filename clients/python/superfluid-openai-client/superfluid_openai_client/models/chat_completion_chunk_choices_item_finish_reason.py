@@ -1,0 +1,10 @@
+from enum import StrEnum
+
+
+class ChatCompletionChunkChoicesItemFinishReason(StrEnum):
+    LENGTH = "length"
+    STOP = "stop"
+    TOOL_CALLS = "tool_calls"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,8 @@
+from enum import StrEnum
+
+
+class ChatDeltaToolCallsItemType(StrEnum):
+    FUNCTION = "function"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+T = TypeVar("T", bound="ChatExtensionSpec")
+
+
+@_attrs_define
+class ChatExtensionSpec:
+    """Speculative decoding, when it ran.
+
+    Attributes:
+        proposed (int):
+        accepted (int):
+        acceptance_rate (float):
+    """
+
+    proposed: int
+    accepted: int
+    acceptance_rate: float
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        proposed = self.proposed
+
+        accepted = self.accepted
+
+        acceptance_rate = self.acceptance_rate
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "proposed": proposed,
+                "accepted": accepted,
+                "acceptance_rate": acceptance_rate,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        proposed = d.pop("proposed")
+
+        accepted = d.pop("accepted")
+
+        acceptance_rate = d.pop("acceptance_rate")
+
+        chat_extension_spec = cls(
+            proposed=proposed,
+            accepted=accepted,
+            acceptance_rate=acceptance_rate,
+        )
+
+        chat_extension_spec.additional_properties = d
+        return chat_extension_spec
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,166 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.props_chat_template_source import PropsChatTemplateSource
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.capabilities import Capabilities
+    from ..models.props_default_generation_settings import PropsDefaultGenerationSettings
+    from ..models.props_kv_cache import PropsKvCache
+
+
+T = TypeVar("T", bound="Props")
+
+
+@_attrs_define
+class Props:
+    """
+    Attributes:
+        model (str):
+        max_context (int):
+        chat_template (str):
+        default_generation_settings (PropsDefaultGenerationSettings):
+        kv_cache (PropsKvCache):
+        capabilities (Capabilities):
+        model_path (str | Unset):
+        loaded (bool | Unset):
+        total_slots (int | Unset):
+        chat_template_source (PropsChatTemplateSource | Unset):
+        build_info (str | Unset):
+    """
+
+    model: str
+    max_context: int
+    chat_template: str
+    default_generation_settings: PropsDefaultGenerationSettings
+    kv_cache: PropsKvCache
+    capabilities: Capabilities
+    model_path: str | Unset = UNSET
+    loaded: bool | Unset = UNSET
+    total_slots: int | Unset = UNSET
+    chat_template_source: PropsChatTemplateSource | Unset = UNSET
+    build_info: str | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        model = self.model
+
+        max_context = self.max_context
+
+        chat_template = self.chat_template
+
+        default_generation_settings = self.default_generation_settings.to_dict()
+
+        kv_cache = self.kv_cache.to_dict()
+
+        capabilities = self.capabilities.to_dict()
+
+        model_path = self.model_path
+
+        loaded = self.loaded
+
+        total_slots = self.total_slots
+
+        chat_template_source: str | Unset = UNSET
+        if not isinstance(self.chat_template_source, Unset):
+            chat_template_source = self.chat_template_source.value
+
+        build_info = self.build_info
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "model": model,
+                "max_context": max_context,
+                "chat_template": chat_template,
+                "default_generation_settings": default_generation_settings,
+                "kv_cache": kv_cache,
+                "capabilities": capabilities,
+            }
+        )
+        if model_path is not UNSET:
+            field_dict["model_path"] = model_path
+        if loaded is not UNSET:
+            field_dict["loaded"] = loaded
+        if total_slots is not UNSET:
+            field_dict["total_slots"] = total_slots
+        if chat_template_source is not UNSET:
+            field_dict["chat_template_source"] = chat_template_source
+        if build_info is not UNSET:
+            field_dict["build_info"] = build_info
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.capabilities import Capabilities  # noqa: PLC0415
+        from ..models.props_default_generation_settings import PropsDefaultGenerationSettings  # noqa: PLC0415
+        from ..models.props_kv_cache import PropsKvCache  # noqa: PLC0415
+
+        d = dict(src_dict)
+        model = d.pop("model")
+
+        max_context = d.pop("max_context")
+
+        chat_template = d.pop("chat_template")
+
+        default_generation_settings = PropsDefaultGenerationSettings.from_dict(d.pop("default_generation_settings"))
+
+        kv_cache = PropsKvCache.from_dict(d.pop("kv_cache"))
+
+        capabilities = Capabilities.from_dict(d.pop("capabilities"))
+
+        model_path = d.pop("model_path", UNSET)
+
+        loaded = d.pop("loaded", UNSET)
+
+        total_slots = d.pop("total_slots", UNSET)
+
+        _chat_template_source = d.pop("chat_template_source", UNSET)
+        chat_template_source: PropsChatTemplateSource | Unset
+        if isinstance(_chat_template_source, Unset):
+            chat_template_source = UNSET
+        else:
+            chat_template_source = PropsChatTemplateSource(_chat_template_source)
+
+        build_info = d.pop("build_info", UNSET)
+
+        props = cls(
+            model=model,
+            max_context=max_context,
+            chat_template=chat_template,
+            default_generation_settings=default_generation_settings,
+            kv_cache=kv_cache,
+            capabilities=capabilities,
+            model_path=model_path,
+            loaded=loaded,
+            total_slots=total_slots,
+            chat_template_source=chat_template_source,
+            build_info=build_info,
+        )
+
+        props.additional_properties = d
+        return props
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,203 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.slot_kv_pool import SlotKvPool
+    from ..models.slot_lanes_item import SlotLanesItem
+    from ..models.slot_params import SlotParams
+    from ..models.slot_rates import SlotRates
+    from ..models.slot_tick_plan import SlotTickPlan
+    from ..models.slot_totals import SlotTotals
+
+
+T = TypeVar("T", bound="Slot")
+
+
+@_attrs_define
+class Slot:
+    """
+    Attributes:
+        id (int):
+        n_ctx (int):
+        is_processing (bool):
+        lanes (list[SlotLanesItem]):
+        kv_pool (SlotKvPool):
+        tick_plan (SlotTickPlan):
+        rates (SlotRates):
+        id_task (int | Unset):
+        model (str | Unset):
+        speculative (bool | Unset):
+        params (SlotParams | Unset):
+        waiting (int | Unset):
+        totals (SlotTotals | Unset):
+    """
+
+    id: int
+    n_ctx: int
+    is_processing: bool
+    lanes: list[SlotLanesItem]
+    kv_pool: SlotKvPool
+    tick_plan: SlotTickPlan
+    rates: SlotRates
+    id_task: int | Unset = UNSET
+    model: str | Unset = UNSET
+    speculative: bool | Unset = UNSET
+    params: SlotParams | Unset = UNSET
+    waiting: int | Unset = UNSET
+    totals: SlotTotals | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        id = self.id
+
+        n_ctx = self.n_ctx
+
+        is_processing = self.is_processing
+
+        lanes = []
+        for lanes_item_data in self.lanes:
+            lanes_item = lanes_item_data.to_dict()
+            lanes.append(lanes_item)
+
+        kv_pool = self.kv_pool.to_dict()
+
+        tick_plan = self.tick_plan.to_dict()
+
+        rates = self.rates.to_dict()
+
+        id_task = self.id_task
+
+        model = self.model
+
+        speculative = self.speculative
+
+        params: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.params, Unset):
+            params = self.params.to_dict()
+
+        waiting = self.waiting
+
+        totals: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.totals, Unset):
+            totals = self.totals.to_dict()
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "id": id,
+                "n_ctx": n_ctx,
+                "is_processing": is_processing,
+                "lanes": lanes,
+                "kv_pool": kv_pool,
+                "tick_plan": tick_plan,
+                "rates": rates,
+            }
+        )
+        if id_task is not UNSET:
+            field_dict["id_task"] = id_task
+        if model is not UNSET:
+            field_dict["model"] = model
+        if speculative is not UNSET:
+            field_dict["speculative"] = speculative
+        if params is not UNSET:
+            field_dict["params"] = params
+        if waiting is not UNSET:
+            field_dict["waiting"] = waiting
+        if totals is not UNSET:
+            field_dict["totals"] = totals
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.slot_kv_pool import SlotKvPool  # noqa: PLC0415
+        from ..models.slot_lanes_item import SlotLanesItem  # noqa: PLC0415
+        from ..models.slot_params import SlotParams  # noqa: PLC0415
+        from ..models.slot_rates import SlotRates  # noqa: PLC0415
+        from ..models.slot_tick_plan import SlotTickPlan  # noqa: PLC0415
+        from ..models.slot_totals import SlotTotals  # noqa: PLC0415
+
+        d = dict(src_dict)
+        id = d.pop("id")
+
+        n_ctx = d.pop("n_ctx")
+
+        is_processing = d.pop("is_processing")
+
+        lanes = []
+        _lanes = d.pop("lanes")
+        for lanes_item_data in _lanes:
+            lanes_item = SlotLanesItem.from_dict(lanes_item_data)
+
+            lanes.append(lanes_item)
+
+        kv_pool = SlotKvPool.from_dict(d.pop("kv_pool"))
+
+        tick_plan = SlotTickPlan.from_dict(d.pop("tick_plan"))
+
+        rates = SlotRates.from_dict(d.pop("rates"))
+
+        id_task = d.pop("id_task", UNSET)
+
+        model = d.pop("model", UNSET)
+
+        speculative = d.pop("speculative", UNSET)
+
+        _params = d.pop("params", UNSET)
+        params: SlotParams | Unset
+        if isinstance(_params, Unset):
+            params = UNSET
+        else:
+            params = SlotParams.from_dict(_params)
+
+        waiting = d.pop("waiting", UNSET)
+
+        _totals = d.pop("totals", UNSET)
+        totals: SlotTotals | Unset
+        if isinstance(_totals, Unset):
+            totals = UNSET
+        else:
+            totals = SlotTotals.from_dict(_totals)
+
+        slot = cls(
+            id=id,
+            n_ctx=n_ctx,
+            is_processing=is_processing,
+            lanes=lanes,
+            kv_pool=kv_pool,
+            tick_plan=tick_plan,
+            rates=rates,
+            id_task=id_task,
+            model=model,
+            speculative=speculative,
+            params=params,
+            waiting=waiting,
+            totals=totals,
+        )
+
+        slot.additional_properties = d
+        return slot
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties
