@@ -89,7 +89,10 @@ def _check(case: schemathesis.Case[Any], response: Any) -> None:
         assert response.status_code == 405, f"{case.method} {case.formatted_path}: {response.status_code}"
         return
     content_type = (response.headers.get("content-type") or [""])[0]
-    COUNTS["events checked"] += operation.check(response.status_code, content_type, response.content)
+    try:
+        COUNTS["events checked"] += operation.check(response.status_code, content_type, response.content)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\n{response.text[:300]}\nreproduce: {case.as_curl_command()}") from None
 
 
 @schema.parametrize()

@@ -4,7 +4,8 @@ document, not only to the official references.
 
 Requests come from the documents: a request body's ``example``, else one built from its schema (required
 fields only). Each operation is provoked into the answers any route can give: its example (streamed and not,
-when the body has ``stream``), an unknown model (404), a body of the wrong type (400), a body not labelled
+when the body has ``stream``), a multipart Content-Type without a boundary (400, or 415 where only JSON is
+read), an unknown model (404), a body of the wrong type (400), a body not labelled
 JSON (415 where the dialect insists on the label), a path parameter of the wrong type (404: no such route),
 a body over the size limit (413) and, on a server started
 with --api-key, no key (401). Every status a document declares must be
@@ -122,6 +123,8 @@ def requests(operation: Operation) -> Iterator[tuple[str, dict[str, Any]]]:
     path, query = url(operation)
     method = operation.method.upper()
     body = happy_body(operation)
+    yield "multipart without a boundary", {"method": method, "url": path, "params": query,
+                                           "headers": {"content-type": "multipart/form-data"}}
     if body is None:
         yield "example", {"method": method, "url": path, "params": query}
     else:

@@ -5,6 +5,7 @@ import httpx
 
 from ... import errors
 from ...client import AuthenticatedClient, Client
+from ...models.error_response import ErrorResponse
 from ...models.superfluid_handlers_ollama_models_root_response_200 import SuperfluidHandlersOllamaModelsRootResponse200
 from ...types import Response
 
@@ -21,11 +22,16 @@ def _get_kwargs() -> dict[str, Any]:
 
 def _parse_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> SuperfluidHandlersOllamaModelsRootResponse200 | None:
+) -> ErrorResponse | SuperfluidHandlersOllamaModelsRootResponse200 | None:
     if response.status_code == 200:
         response_200 = SuperfluidHandlersOllamaModelsRootResponse200(response.text)
 
         return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorResponse.from_dict(response.json())
+
+        return response_400
 
     if client.raise_on_unexpected_status:
         raise errors.UnexpectedStatus(response.status_code, response.content)
@@ -35,7 +41,7 @@ def _parse_response(
 
 def _build_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> Response[SuperfluidHandlersOllamaModelsRootResponse200]:
+) -> Response[ErrorResponse | SuperfluidHandlersOllamaModelsRootResponse200]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -47,7 +53,7 @@ def _build_response(
 def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
-) -> Response[SuperfluidHandlersOllamaModelsRootResponse200]:
+) -> Response[ErrorResponse | SuperfluidHandlersOllamaModelsRootResponse200]:
     """Liveness in Ollama's form (plain text)
 
     Raises:
@@ -55,7 +61,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[SuperfluidHandlersOllamaModelsRootResponse200]
+        Response[ErrorResponse | SuperfluidHandlersOllamaModelsRootResponse200]
     """
 
     kwargs = _get_kwargs()
@@ -70,7 +76,7 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient | Client,
-) -> SuperfluidHandlersOllamaModelsRootResponse200 | None:
+) -> ErrorResponse | SuperfluidHandlersOllamaModelsRootResponse200 | None:
     """Liveness in Ollama's form (plain text)
 
     Raises:
@@ -78,7 +84,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        SuperfluidHandlersOllamaModelsRootResponse200
+        ErrorResponse | SuperfluidHandlersOllamaModelsRootResponse200
     """
 
     return sync_detailed(
@@ -89,7 +95,7 @@ def sync(
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
-) -> Response[SuperfluidHandlersOllamaModelsRootResponse200]:
+) -> Response[ErrorResponse | SuperfluidHandlersOllamaModelsRootResponse200]:
     """Liveness in Ollama's form (plain text)
 
     Raises:
@@ -97,7 +103,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[SuperfluidHandlersOllamaModelsRootResponse200]
+        Response[ErrorResponse | SuperfluidHandlersOllamaModelsRootResponse200]
     """
 
     kwargs = _get_kwargs()
@@ -110,7 +116,7 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient | Client,
-) -> SuperfluidHandlersOllamaModelsRootResponse200 | None:
+) -> ErrorResponse | SuperfluidHandlersOllamaModelsRootResponse200 | None:
     """Liveness in Ollama's form (plain text)
 
     Raises:
@@ -118,7 +124,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        SuperfluidHandlersOllamaModelsRootResponse200
+        ErrorResponse | SuperfluidHandlersOllamaModelsRootResponse200
     """
 
     return (

@@ -5,6 +5,7 @@ import httpx
 
 from ... import errors
 from ...client import AuthenticatedClient, Client
+from ...models.error_response import ErrorResponse
 from ...models.superfluid_handlers_operations_health_response_200 import SuperfluidHandlersOperationsHealthResponse200
 from ...types import Response
 
@@ -21,11 +22,16 @@ def _get_kwargs() -> dict[str, Any]:
 
 def _parse_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> SuperfluidHandlersOperationsHealthResponse200 | None:
+) -> ErrorResponse | SuperfluidHandlersOperationsHealthResponse200 | None:
     if response.status_code == 200:
         response_200 = SuperfluidHandlersOperationsHealthResponse200.from_dict(response.json())
 
         return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorResponse.from_dict(response.json())
+
+        return response_400
 
     if client.raise_on_unexpected_status:
         raise errors.UnexpectedStatus(response.status_code, response.content)
@@ -35,7 +41,7 @@ def _parse_response(
 
 def _build_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> Response[SuperfluidHandlersOperationsHealthResponse200]:
+) -> Response[ErrorResponse | SuperfluidHandlersOperationsHealthResponse200]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -47,7 +53,7 @@ def _build_response(
 def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
-) -> Response[SuperfluidHandlersOperationsHealthResponse200]:
+) -> Response[ErrorResponse | SuperfluidHandlersOperationsHealthResponse200]:
     """Liveness; never authenticated
 
     Raises:
@@ -55,7 +61,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[SuperfluidHandlersOperationsHealthResponse200]
+        Response[ErrorResponse | SuperfluidHandlersOperationsHealthResponse200]
     """
 
     kwargs = _get_kwargs()
@@ -70,7 +76,7 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient | Client,
-) -> SuperfluidHandlersOperationsHealthResponse200 | None:
+) -> ErrorResponse | SuperfluidHandlersOperationsHealthResponse200 | None:
     """Liveness; never authenticated
 
     Raises:
@@ -78,7 +84,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        SuperfluidHandlersOperationsHealthResponse200
+        ErrorResponse | SuperfluidHandlersOperationsHealthResponse200
     """
 
     return sync_detailed(
@@ -89,7 +95,7 @@ def sync(
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
-) -> Response[SuperfluidHandlersOperationsHealthResponse200]:
+) -> Response[ErrorResponse | SuperfluidHandlersOperationsHealthResponse200]:
     """Liveness; never authenticated
 
     Raises:
@@ -97,7 +103,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[SuperfluidHandlersOperationsHealthResponse200]
+        Response[ErrorResponse | SuperfluidHandlersOperationsHealthResponse200]
     """
 
     kwargs = _get_kwargs()
@@ -110,7 +116,7 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient | Client,
-) -> SuperfluidHandlersOperationsHealthResponse200 | None:
+) -> ErrorResponse | SuperfluidHandlersOperationsHealthResponse200 | None:
     """Liveness; never authenticated
 
     Raises:
@@ -118,7 +124,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        SuperfluidHandlersOperationsHealthResponse200
+        ErrorResponse | SuperfluidHandlersOperationsHealthResponse200
     """
 
     return (
