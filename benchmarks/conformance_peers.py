@@ -27,8 +27,9 @@ MARK = {"pass": "pass", "fail": "**fail**", "not served": "not served"}
 
 
 def suite(peer: peers.Peer) -> list[Result]:
-    target = Target(peer.base_url, model=peer.model, timeout_s=120)
+    target = Target(peer.base_url, timeout_s=120)
     try:
+        target.model = target.discover_model()  # as the command does: llama-server names its model by path
         return list(run(target, DIALECTS))
     finally:
         target.close()

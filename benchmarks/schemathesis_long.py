@@ -44,13 +44,17 @@ def fuzz(spec: Path, base_url: str, examples: int, scratch: Path) -> tuple[dict[
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=10_000, help="at least this many per document")
+    parser.add_argument("--threads", type=int, default=0, help="llama.cpp threads for the server (0: all cores)")
+    parser.add_argument("--only", nargs="*", default=None, metavar="NAME", help="only these documents (stems)")
     parser.add_argument("--record", action="store_true")
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="schemathesis-long-"))
-    server = start_server([DEFAULT_MODEL, "--parallel", "4"], scratch / "serve.log")
+    server = start_server([DEFAULT_MODEL, "--parallel", "4", "--threads", str(args.threads)], scratch / "serve.log")
     lines, failed = [], False
     try:
         for spec in document_paths(ROOT / "openapi"):
+            if args.only is not None and spec.stem not in args.only:
+                continue
             operations = sum(op.document == spec.stem for op in Contract(spec.parent).operations)
             examples = max(1, math.ceil(args.requests / operations))
             started, total, rounds, code = time.monotonic(), {"requests": 0}, 0, 0
@@ -75,7 +79,8 @@ def main() -> int:
     finally:
         stop_server(server)
     if args.record:
-        record("schemathesis_long", f"--requests {args.requests}; model {DEFAULT_MODEL}\n" + "\n".join(lines))
+        record("schemathesis_long", f"--requests {args.requests} --threads {args.threads}; model {DEFAULT_MODEL}\n"
+               + "\n".join(lines))
     return 1 if failed else 0
 
 

@@ -30,7 +30,7 @@ def sdk(target: Target) -> Any:
 
 
 def body(target: Target, **extra: Any) -> dict[str, Any]:
-    return {"model": target.model, "max_tokens": 8, "messages": HELLO, "temperature": 0, **extra}
+    return {"model": target.model, "max_tokens": 8, "messages": HELLO, **extra}
 
 
 def check_message(message: dict[str, Any]) -> None:
@@ -56,7 +56,7 @@ def error_of(response: httpx.Response, status: int) -> None:
 @CHECKS.check("messages.create", MESSAGES)
 def messages_create(target: Target) -> None:
     """A message through the SDK; the body has Anthropic's message shape and a stop reason."""
-    reply = sdk(target).messages.create(model=target.model, max_tokens=8, messages=HELLO, temperature=0)
+    reply = sdk(target).messages.create(model=target.model, max_tokens=8, messages=HELLO)
     assert reply.role == "assistant" and reply.stop_reason in STOP_REASONS
     response = target.http.post("/v1/messages", json=body(target), headers=HEADERS)
     assert response.status_code == 200 and content_type(response) == "application/json", response.text[:300]
@@ -66,7 +66,7 @@ def messages_create(target: Target) -> None:
 @CHECKS.check("messages.stream", MESSAGES)
 def messages_stream(target: Target) -> None:
     """A streamed message: named SSE events in Anthropic's order, from message_start to message_stop."""
-    with sdk(target).messages.stream(model=target.model, max_tokens=8, messages=HELLO, temperature=0) as stream:
+    with sdk(target).messages.stream(model=target.model, max_tokens=8, messages=HELLO) as stream:
         final = stream.get_final_message()
     assert final.stop_reason in STOP_REASONS
     names: list[str] = []

@@ -74,7 +74,10 @@ class Target:
     def http(self) -> httpx.Client:
         if self._http is None:
             headers = {"authorization": f"Bearer {self.api_key}"}
-            self._http = httpx.Client(base_url=self.base_url, timeout=self.timeout_s, headers=headers)
+            # A fresh connection per request: a server that closes idle keep-alive connections must not fail
+            # the next check with a protocol error that says nothing about its API.
+            self._http = httpx.Client(base_url=self.base_url, timeout=self.timeout_s, headers=headers,
+                                      limits=httpx.Limits(max_keepalive_connections=0))
         return self._http
 
     def close(self) -> None:
