@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class MessageParamRole(StrEnum):
+    ASSISTANT = "assistant"
+    USER = "user"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,139 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.tool_type import ToolType
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.cache_control_type_0 import CacheControlType0
+    from ..models.tool_input_schema import ToolInputSchema
+
+
+T = TypeVar("T", bound="Tool")
+
+
+@_attrs_define
+class Tool:
+    """
+    Attributes:
+        name (str):
+        input_schema (ToolInputSchema):
+        type_ (ToolType | Unset): Client tools only; Anthropic's server tools (web search, code execution, ...) are not
+            served.
+        description (str | Unset):
+        cache_control (CacheControlType0 | None | Unset): Accepted and ignored; every prompt prefix is cached without
+            being asked.
+    """
+
+    name: str
+    input_schema: ToolInputSchema
+    type_: ToolType | Unset = UNSET
+    description: str | Unset = UNSET
+    cache_control: CacheControlType0 | None | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.cache_control_type_0 import CacheControlType0  # noqa: PLC0415
+
+        name = self.name
+
+        input_schema = self.input_schema.to_dict()
+
+        type_: str | Unset = UNSET
+        if not isinstance(self.type_, Unset):
+            type_ = self.type_.value
+
+        description = self.description
+
+        cache_control: dict[str, Any] | None | Unset
+        if isinstance(self.cache_control, Unset):
+            cache_control = UNSET
+        elif isinstance(self.cache_control, CacheControlType0):
+            cache_control = self.cache_control.to_dict()
+        else:
+            cache_control = self.cache_control
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "name": name,
+                "input_schema": input_schema,
+            }
+        )
+        if type_ is not UNSET:
+            field_dict["type"] = type_
+        if description is not UNSET:
+            field_dict["description"] = description
+        if cache_control is not UNSET:
+            field_dict["cache_control"] = cache_control
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.cache_control_type_0 import CacheControlType0  # noqa: PLC0415
+        from ..models.tool_input_schema import ToolInputSchema  # noqa: PLC0415
+
+        d = dict(src_dict)
+        name = d.pop("name")
+
+        input_schema = ToolInputSchema.from_dict(d.pop("input_schema"))
+
+        _type_ = d.pop("type", UNSET)
+        type_: ToolType | Unset
+        if isinstance(_type_, Unset):
+            type_ = UNSET
+        else:
+            type_ = ToolType(_type_)
+
+        description = d.pop("description", UNSET)
+
+        def _parse_cache_control(data: object) -> CacheControlType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_cache_control_type_0 = CacheControlType0.from_dict(data)
+
+                return componentsschemas_cache_control_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(CacheControlType0 | None | Unset, data)
+
+        cache_control = _parse_cache_control(d.pop("cache_control", UNSET))
+
+        tool = cls(
+            name=name,
+            input_schema=input_schema,
+            type_=type_,
+            description=description,
+            cache_control=cache_control,
+        )
+
+        tool.additional_properties = d
+        return tool
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties
