@@ -54,8 +54,11 @@ from .model import Model
 from .model_architecture import ModelArchitecture
 from .model_list import ModelList
 from .model_list_object import ModelListObject
+from .model_load_request import ModelLoadRequest
 from .model_meta import ModelMeta
 from .model_object import ModelObject
+from .model_unloaded import ModelUnloaded
+from .model_unloaded_object import ModelUnloadedObject
 from .props import Props
 from .props_chat_template_source import PropsChatTemplateSource
 from .props_default_generation_settings import PropsDefaultGenerationSettings
@@ -70,8 +73,10 @@ from .slot_lanes_item_context import SlotLanesItemContext
 from .slot_lanes_item_state import SlotLanesItemState
 from .slot_params import SlotParams
 from .slot_rates import SlotRates
+from .slot_state import SlotState
 from .slot_tick_plan import SlotTickPlan
 from .slot_totals import SlotTotals
+from .superfluid_handlers_model_admin_unload_body import SuperfluidHandlersModelAdminUnloadBody
 from .superfluid_handlers_operations_health_response_200 import SuperfluidHandlersOperationsHealthResponse200
 from .superfluid_handlers_operations_health_response_200_status import (
     SuperfluidHandlersOperationsHealthResponse200Status,
@@ -139,8 +144,11 @@ __all__ = (
     "ModelArchitecture",
     "ModelList",
     "ModelListObject",
+    "ModelLoadRequest",
     "ModelMeta",
     "ModelObject",
+    "ModelUnloaded",
+    "ModelUnloadedObject",
     "Props",
     "PropsChatTemplateSource",
     "PropsDefaultGenerationSettings",
@@ -155,8 +163,10 @@ __all__ = (
     "SlotLanesItemState",
     "SlotParams",
     "SlotRates",
+    "SlotState",
     "SlotTickPlan",
     "SlotTotals",
+    "SuperfluidHandlersModelAdminUnloadBody",
     "SuperfluidHandlersOperationsHealthResponse200",
     "SuperfluidHandlersOperationsHealthResponse200Status",
     "TokenizeRequest",

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.slot_state import SlotState
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -36,6 +37,9 @@ class Slot:
         speculative (bool | Unset):
         params (SlotParams | Unset):
         waiting (int | Unset):
+        state (SlotState | Unset): The model's lifecycle; while it loads, lanes are empty and load_waiting requests
+            wait.
+        load_waiting (int | Unset): Requests waiting for the model to load.
         totals (SlotTotals | Unset):
     """
 
@@ -51,6 +55,8 @@ class Slot:
     speculative: bool | Unset = UNSET
     params: SlotParams | Unset = UNSET
     waiting: int | Unset = UNSET
+    state: SlotState | Unset = UNSET
+    load_waiting: int | Unset = UNSET
     totals: SlotTotals | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -84,6 +90,12 @@ class Slot:
 
         waiting = self.waiting
 
+        state: str | Unset = UNSET
+        if not isinstance(self.state, Unset):
+            state = self.state.value
+
+        load_waiting = self.load_waiting
+
         totals: dict[str, Any] | Unset = UNSET
         if not isinstance(self.totals, Unset):
             totals = self.totals.to_dict()
@@ -111,6 +123,10 @@ class Slot:
             field_dict["params"] = params
         if waiting is not UNSET:
             field_dict["waiting"] = waiting
+        if state is not UNSET:
+            field_dict["state"] = state
+        if load_waiting is not UNSET:
+            field_dict["load_waiting"] = load_waiting
         if totals is not UNSET:
             field_dict["totals"] = totals
 
@@ -160,6 +176,15 @@ class Slot:
 
         waiting = d.pop("waiting", UNSET)
 
+        _state = d.pop("state", UNSET)
+        state: SlotState | Unset
+        if isinstance(_state, Unset):
+            state = UNSET
+        else:
+            state = SlotState(_state)
+
+        load_waiting = d.pop("load_waiting", UNSET)
+
         _totals = d.pop("totals", UNSET)
         totals: SlotTotals | Unset
         if isinstance(_totals, Unset):
@@ -180,6 +205,8 @@ class Slot:
             speculative=speculative,
             params=params,
             waiting=waiting,
+            state=state,
+            load_waiting=load_waiting,
             totals=totals,
         )
 

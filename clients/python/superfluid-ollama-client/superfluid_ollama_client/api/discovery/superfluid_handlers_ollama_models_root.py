@@ -54,7 +54,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
 ) -> Response[ErrorResponse | SuperfluidHandlersOllamaModelsRootResponse200]:
-    """Liveness in Ollama's form (plain text)
+    """Liveness in Ollama's form (plain text); like /health, it needs no key and is never rate-limited
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -77,7 +77,7 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
 ) -> ErrorResponse | SuperfluidHandlersOllamaModelsRootResponse200 | None:
-    """Liveness in Ollama's form (plain text)
+    """Liveness in Ollama's form (plain text); like /health, it needs no key and is never rate-limited
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -96,7 +96,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
 ) -> Response[ErrorResponse | SuperfluidHandlersOllamaModelsRootResponse200]:
-    """Liveness in Ollama's form (plain text)
+    """Liveness in Ollama's form (plain text); like /health, it needs no key and is never rate-limited
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -117,7 +117,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
 ) -> ErrorResponse | SuperfluidHandlersOllamaModelsRootResponse200 | None:
-    """Liveness in Ollama's form (plain text)
+    """Liveness in Ollama's form (plain text); like /health, it needs no key and is never rate-limited
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -54,7 +54,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
 ) -> Response[ErrorResponse | SuperfluidHandlersOperationsHealthResponse200]:
-    """Liveness; never authenticated
+    """Liveness; never authenticated, never rate-limited
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -77,7 +77,7 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
 ) -> ErrorResponse | SuperfluidHandlersOperationsHealthResponse200 | None:
-    """Liveness; never authenticated
+    """Liveness; never authenticated, never rate-limited
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -96,7 +96,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
 ) -> Response[ErrorResponse | SuperfluidHandlersOperationsHealthResponse200]:
-    """Liveness; never authenticated
+    """Liveness; never authenticated, never rate-limited
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -117,7 +117,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
 ) -> ErrorResponse | SuperfluidHandlersOperationsHealthResponse200 | None:
-    """Liveness; never authenticated
+    """Liveness; never authenticated, never rate-limited
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -1,0 +1,218 @@
+from http import HTTPStatus
+from typing import Any
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error_response import ErrorResponse
+from ...models.model import Model
+from ...models.model_load_request import ModelLoadRequest
+from ...types import Response
+
+
+def _get_kwargs(
+    *,
+    body: ModelLoadRequest,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/models/load",
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ErrorResponse | Model | None:
+    if response.status_code == 200:
+        response_200 = Model.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorResponse.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorResponse.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorResponse.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorResponse.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = ErrorResponse.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 429:
+        response_429 = ErrorResponse.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = ErrorResponse.from_dict(response.json())
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorResponse | Model]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    body: ModelLoadRequest,
+) -> Response[ErrorResponse | Model]:
+    """Load a model (admin)
+
+     `model` names a known model, or a new reference (bundled id, .gguf path, owner/repo[:QUANT]) that
+    becomes known with the given alias and serving settings. Returns once the model is loaded;
+    concurrent loads of one model share one load, and --models-max unloads the least recently used model
+    first. 404 when the reference finds no file; 400 unsupported_runtime when the runtime named is
+    missing or cannot read it.
+
+    Args:
+        body (ModelLoadRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorResponse | Model]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient | Client,
+    body: ModelLoadRequest,
+) -> ErrorResponse | Model | None:
+    """Load a model (admin)
+
+     `model` names a known model, or a new reference (bundled id, .gguf path, owner/repo[:QUANT]) that
+    becomes known with the given alias and serving settings. Returns once the model is loaded;
+    concurrent loads of one model share one load, and --models-max unloads the least recently used model
+    first. 404 when the reference finds no file; 400 unsupported_runtime when the runtime named is
+    missing or cannot read it.
+
+    Args:
+        body (ModelLoadRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorResponse | Model
+    """
+
+    return sync_detailed(
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    body: ModelLoadRequest,
+) -> Response[ErrorResponse | Model]:
+    """Load a model (admin)
+
+     `model` names a known model, or a new reference (bundled id, .gguf path, owner/repo[:QUANT]) that
+    becomes known with the given alias and serving settings. Returns once the model is loaded;
+    concurrent loads of one model share one load, and --models-max unloads the least recently used model
+    first. 404 when the reference finds no file; 400 unsupported_runtime when the runtime named is
+    missing or cannot read it.
+
+    Args:
+        body (ModelLoadRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorResponse | Model]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient | Client,
+    body: ModelLoadRequest,
+) -> ErrorResponse | Model | None:
+    """Load a model (admin)
+
+     `model` names a known model, or a new reference (bundled id, .gguf path, owner/repo[:QUANT]) that
+    becomes known with the given alias and serving settings. Returns once the model is loaded;
+    concurrent loads of one model share one load, and --models-max unloads the least recently used model
+    first. 404 when the reference finds no file; 400 unsupported_runtime when the runtime named is
+    missing or cannot read it.
+
+    Args:
+        body (ModelLoadRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorResponse | Model
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            body=body,
+        )
+    ).parsed
