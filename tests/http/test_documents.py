@@ -71,7 +71,7 @@ def test_swagger_ui_lists_every_document(fake_app: TestClient) -> None:
 
 
 def test_documents_need_no_key() -> None:
-    for client in app_client(Settings(api_key="secret")):
+    for client in app_client(Settings(api_keys=("secret",))):
         assert client.get("/openapi/openai.json").status_code == 200
         assert client.get("/docs/").status_code == 200
         assert client.get("/v1/models").status_code == 401

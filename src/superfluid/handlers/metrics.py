@@ -16,3 +16,7 @@ async def metrics() -> Response:
     registry = cast(Metrics, context.scope["state"]["metrics"])
     body = await asyncio.to_thread(registry.render)
     return Response(body, headers={"content-type": CONTENT_TYPE})
+
+
+# /v1/metrics answers as /metrics does; OpenAPI wants one operationId per operation.
+metrics_v1 = metrics
