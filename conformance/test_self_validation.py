@@ -37,6 +37,7 @@ TOKEN_CAPS = {"max_tokens": 4, "max_completion_tokens": 4, "max_output_tokens": 
 # Declared statuses no request from outside can provoke on demand, and why; any other declared status that
 # this module never sees fails it.
 UNPROVOKED: dict[int, str] = {
+    403: "needs a non-admin key from a key file, or a QoS header above a key's ceiling (conformance/test_security.py)",
     429: "needs a full queue or an empty FIM token bucket (conformance/test_scheduler.py, test_fim.py send it)",
     500: "an engine failure; nothing a client sends causes one",
     503: "a model that is loading or unloading at that moment",

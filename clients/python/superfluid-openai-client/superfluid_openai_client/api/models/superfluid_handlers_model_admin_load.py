@@ -61,6 +61,11 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_413
 
+    if response.status_code == 415:
+        response_415 = ErrorResponse.from_dict(response.json())
+
+        return response_415
+
     if response.status_code == 429:
         response_429 = ErrorResponse.from_dict(response.json())
 
