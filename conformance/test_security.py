@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anthropic
 import httpx
 import openai
 import pytest
@@ -256,6 +257,21 @@ def test_nonstream_keepalive_pads_a_json_reply(secured: RunningServer) -> None:
         completion = http.post("/v1/completions", json={"model": DEFAULT_MODEL, "prompt": "Once", "max_tokens": 4})
         assert completion.headers["x-superfluid-keepalive"] == "whitespace" and completion.json()["choices"]
     assert _sdk(secured, ADMIN).chat.completions.create(**_chat()).choices[0].message.content is not None
+
+
+def test_nonstream_keepalive_pads_an_anthropic_message(secured: RunningServer) -> None:
+    body = {"model": DEFAULT_MODEL, "max_tokens": 48, "messages": [{"role": "user", "content": "Say hi."}],
+            "temperature": 0, "ignore_eos": True}
+    with _client(secured, ADMIN) as http:
+        reply = http.post("/v1/messages", json=body, headers={"anthropic-version": "2023-06-01"})
+    assert reply.status_code == 200 and reply.headers["x-superfluid-keepalive"] == "whitespace"
+    assert int(reply.headers["x-superfluid-warm"]) >= 0
+    message = json.loads(reply.text)  # leading spaces (the padding) are valid JSON
+    assert message["type"] == "message" and message["usage"]["output_tokens"] == 48
+    sdk = anthropic.Anthropic(base_url=secured.base_url, api_key=ADMIN, max_retries=0, timeout=120,
+                              default_headers={"X-Forwarded-For": next(_addresses)})
+    assert sdk.messages.create(model=DEFAULT_MODEL, max_tokens=4,
+                               messages=[{"role": "user", "content": "Say hi."}]).type == "message"
 
 
 # ---- metrics and the access log -------------------------------------------------------------------------

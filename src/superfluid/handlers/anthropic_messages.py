@@ -4,6 +4,7 @@ handler builds (templates, grammar, tools, reasoning, prefix cache, QoS and dire
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import Any
 
 from connexion import context
 from starlette.responses import JSONResponse, Response
@@ -15,7 +16,7 @@ from superfluid.handlers import anthropic_params as params
 from superfluid.handlers import anthropic_replies as replies
 from superfluid.handlers.context import (
     admitted,
-    collect,
+    json_reply_of,
     qos_and_invariance,
     request_body,
     services,
@@ -41,13 +42,19 @@ async def create_message() -> Response:
     out = DeltaStream(context.scope, allowed=stream)
     generation = await start_generation(model, request, out.hook(events.delta))
     if not stream:
-        result = await collect(generation)
-        choice = result.choices[0]
-        reply = replies.message(
-            message_id, model.id, replies.content_blocks(choice, show_thinking=show_thinking),
-            stop=replies.stop_reason(choice.finish_reason, choice.stop_sequence), stop_sequence=choice.stop_sequence,
-            usage_body=replies.usage(result.prompt_tokens, result.completion_tokens, result.cached_tokens))
-        return JSONResponse(reply, headers={WARM: str(result.cached_tokens)})
+
+        async def produce() -> tuple[dict[str, Any], int]:
+            result = await generation.collect()
+            choice = result.choices[0]
+            reply = replies.message(
+                message_id, model.id, replies.content_blocks(choice, show_thinking=show_thinking),
+                stop=replies.stop_reason(choice.finish_reason, choice.stop_sequence),
+                stop_sequence=choice.stop_sequence,
+                usage_body=replies.usage(result.prompt_tokens, result.completion_tokens, result.cached_tokens))
+            return reply, result.cached_tokens
+
+        # Under --nonstream-keepalive, 200 goes out at admission and spaces pad until the message, as for chat.
+        return await json_reply_of(generation, produce)
     warm = await admitted(generation)
     frames = sse(_events(generation, events, svc.settings.keepalive_s), keepalive_s=None,
                  error_frame=replies.error_event, event_name=lambda frame: str(frame["type"]), done_marker=False,
