@@ -8,7 +8,10 @@ when the body has ``stream``), a multipart Content-Type without a boundary (400,
 read), an unknown model (404), a body of the wrong type (400), a body not labelled
 JSON (415 where the dialect insists on the label), a path parameter of the wrong type (404: no such route),
 a body over the size limit (413) and, on a server started
-with --api-key, no key (401). Every status a document declares must be
+with a key policy, no key (401), a QoS class above the key's ceiling (403) and a key over its request rate
+(429): the access guard answers those on every route but the liveness ones. Embedding, rerank and audio
+routes are also called on the plain server's models of their kind (speech made with espeak-ng, in every
+response_format and streamed). Every status a document declares must be
 seen at least once, except the ones in ``UNPROVOKED`` (which say why), so a document cannot promise a status
 the route does not send, and a route cannot send one the document does not promise.
 """
@@ -27,7 +30,9 @@ import httpx
 import pytest
 
 from conformance.contract import Contract, Operation
+from conformance.lora_adapters import write_adapter
 from conformance.server import DEFAULT_MODEL, RunningServer, start_server, stop_server
+from conformance.speech import speak
 
 CONTRACT = Contract()
 UNKNOWN_MODEL = "no-such-model-anywhere"
@@ -37,16 +42,15 @@ TOKEN_CAPS = {"max_tokens": 4, "max_completion_tokens": 4, "max_output_tokens": 
 # Declared statuses no request from outside can provoke on demand, and why; any other declared status that
 # this module never sees fails it.
 UNPROVOKED: dict[int, str] = {
-    403: "needs a non-admin key from a key file, or a QoS header above a key's ceiling (conformance/test_security.py)",
-    429: "needs a full queue or an empty FIM token bucket (conformance/test_scheduler.py, test_fim.py send it)",
     500: "an engine failure; nothing a client sends causes one",
     503: "a model that is loading or unloading at that moment",
 }
 # Per-operation exceptions: (method path, status) -> why.
-UNPROVOKED_ON: dict[tuple[str, int], str] = {
-    ("POST /api/embed", 200): "the bundled models generate; none embeds (the route answers 400 unsupported_model)",
-    ("POST /api/embeddings", 200): "the bundled models generate; none embeds",
-}
+UNPROVOKED_ON: dict[tuple[str, int], str] = {}
+# Operations (by tag) for another kind of model than the shared server's generation models (which they refuse
+# with 400 unsupported_model), and the model of that kind the plain server (conftest's media_server) serves.
+MEDIA_MODELS = {"embeddings": "all-minilm-l6-v2", "audio": "whisper-base"}
+SPEECH_TEXT = "The quick brown fox jumps over the lazy dog."
 
 
 def sample(operation: Operation, schema: dict[str, Any], name: str = "") -> Any:
@@ -171,10 +175,34 @@ def over_limit(base_url: str, method: str, path: str) -> httpx.Response:
 SEEN: dict[str, set[int]] = defaultdict(set)
 
 
+ADMIN_KEY, CAPPED_KEY, SLOW_KEY = "contract-admin", "contract-capped", "contract-slow"
+# An admin key; a user key that may not ask for interactive QoS; one allowed a single request an hour.
+POLICY = f"""
+[[keys]]
+id = "admin"
+key = "{ADMIN_KEY}"
+role = "admin"
+
+[[keys]]
+id = "capped"
+key = "{CAPPED_KEY}"
+qos_ceiling = "background"
+
+[[keys]]
+id = "slow"
+key = "{SLOW_KEY}"
+rate = "1/h"
+burst = 1
+"""
+
+
 @pytest.fixture(scope="module")
 def keyed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    running = start_server([DEFAULT_MODEL, "--api-key", "contract-key"],
-                           tmp_path_factory.mktemp("keyed") / "serve.log")
+    base = tmp_path_factory.mktemp("keyed")
+    (base / "policy.toml").write_text(POLICY)
+    write_adapter(base / "adapters" / "zero.gguf")  # for POST /v1/lora/load's 200
+    running = start_server([DEFAULT_MODEL, "--key-policy", str(base / "policy.toml"),
+                            "--lora-dir", str(base / "adapters")], base / "serve.log")
     yield running
     stop_server(running)
 
@@ -205,6 +233,74 @@ def test_without_the_key_every_guarded_route_is_a_documented_401(keyed_server: R
             else:
                 assert operation.declared(401) is None, f"{operation.label} declares 401 but answered " \
                                                         f"{response.status_code} without a key"
+
+
+def test_over_a_keys_limits_every_guarded_route_is_a_documented_403_and_429(keyed_server: RunningServer) -> None:
+    refusals = ((403, {"Authorization": f"Bearer {CAPPED_KEY}", "x-superfluid-qos": "interactive"}),
+                (429, {"Authorization": f"Bearer {SLOW_KEY}"}))
+    with httpx.Client(base_url=keyed_server.base_url, timeout=60) as client:
+        assert client.get("/v1/models", headers=refusals[1][1]).status_code == 200  # the slow key's one request
+        for operation in CONTRACT.operations:
+            path, query = url(operation)
+            for status, headers in refusals:
+                response = client.request(operation.method.upper(), path, params=query, headers=headers,
+                                          json=happy_body(operation))
+                if response.status_code == status:
+                    _hold(response, operation, f"the access guard's {status}")
+                else:
+                    assert operation.declared(status) is None, f"{operation.label} declares {status} but " \
+                                                               f"answered {response.status_code} over the key's limits"
+
+
+def test_an_adapter_loads_and_unloads_as_documented(keyed_server: RunningServer) -> None:
+    admin = {"Authorization": f"Bearer {ADMIN_KEY}"}
+    with httpx.Client(base_url=keyed_server.base_url, headers=admin, timeout=120) as client:
+        for path, body in (("/v1/lora/load", {"path": "zero.gguf", "scale": 0.5}), ("/v1/lora", None),
+                           ("/v1/lora/unload", {"path": "zero.gguf"})):
+            response = client.request("GET" if body is None else "POST", path, json=body)
+            assert response.status_code == 200, response.text
+            operation = CONTRACT.operation(response.request.method, path)
+            assert operation is not None
+            _hold(response, operation, f"{path} with an adapter")
+        assert response.json()["data"] == []
+
+
+def media_model(operation: Operation) -> str | None:
+    return next((MEDIA_MODELS[tag] for tag in operation.spec.get("tags", []) if tag in MEDIA_MODELS), None)
+
+
+def media_requests(operation: Operation, model: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The requests a model of the operation's kind answers: its example (streamed and not) as JSON, or for a
+    multipart body, speech in every response_format and streamed."""
+    path, query = url(operation, model=model)
+    method = operation.method.upper()
+    content = operation.resolve(operation.spec["requestBody"])["content"]
+    if "multipart/form-data" not in content:
+        body = {**(happy_body(operation) or {}), "model": model}
+        streams = [False, True] if "stream" in properties(operation, body_schema(operation) or {}) else [None]
+        for stream in streams:
+            sent = body if stream is None else {**body, "stream": stream}
+            yield f"example on {model} stream={stream}", {"method": method, "url": path, "params": query,
+                                                            "json": sent}
+        return
+    schema = operation.resolve(content["multipart/form-data"]["schema"])
+    speech = ("speech.wav", speak(SPEECH_TEXT), "audio/wav")
+    forms = [{"response_format": fmt} for fmt in schema["properties"]["response_format"]["enum"]]
+    for form in [*forms, {"stream": "true"}]:
+        yield f"speech on {model} {form}", {"method": method, "url": path, "params": query,
+                                             "files": {"file": speech}, "data": {"model": model, **form}}
+
+
+@pytest.mark.parametrize("operation", [o for o in CONTRACT.operations if media_model(o)], ids=lambda o: o.label)
+def test_media_routes_answer_a_model_of_their_kind_as_documented(operation: Operation,
+                                                                 media_server: RunningServer) -> None:
+    model = media_model(operation)
+    assert model is not None
+    with httpx.Client(base_url=media_server.base_url, timeout=300) as client:
+        for what, request in media_requests(operation, model):
+            response = client.request(**request)
+            assert response.status_code == 200, f"{what}: {response.status_code} {response.text[:300]}"
+            _hold(response, operation, what)
 
 
 def test_every_declared_status_was_seen() -> None:
