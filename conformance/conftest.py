@@ -8,6 +8,7 @@ import httpx
 import pytest
 from openai import OpenAI
 
+from conformance.lora_adapters import write_adapter
 from conformance.server import DEFAULT_MODEL, SECOND_MODEL, RunningServer, start_server, stop_server
 
 # The shared harnesses assert on behalf of the test modules; let pytest explain their failures as it does theirs.
@@ -72,3 +73,40 @@ def media_openai(media_server: RunningServer) -> Iterator[OpenAI]:
 def media_http(media_server: RunningServer) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=media_server.base_url, timeout=300) as client:
         yield client
+
+
+# ---- keyed_server: keys, limits and LoRA adapters (documents self-validation, generated clients) ----
+ADMIN_KEY, CAPPED_KEY, SLOW_KEY = "contract-admin", "contract-capped", "contract-slow"
+# An admin key; a user key that may not ask for interactive QoS; an admin key (so that admin routes reach its
+# rate) allowed a single request an hour.
+KEYED_POLICY = f"""
+[[keys]]
+id = "admin"
+key = "{ADMIN_KEY}"
+role = "admin"
+
+[[keys]]
+id = "capped"
+key = "{CAPPED_KEY}"
+qos_ceiling = "background"
+
+[[keys]]
+id = "slow"
+key = "{SLOW_KEY}"
+role = "admin"
+rate = "1/h"
+burst = 1
+"""
+
+
+@pytest.fixture(scope="session")
+def keyed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    """A server with a key policy (KEYED_POLICY) and an adapters directory: the documents' 401, 403 and 429
+    (test_self_validation.py) and LoRA load's 200 (there and in test_generated_client.py)."""
+    base = tmp_path_factory.mktemp("keyed")
+    (base / "policy.toml").write_text(KEYED_POLICY)
+    write_adapter(base / "adapters" / "styles" / "formal.gguf")  # zero B: POST /v1/lora/load's example
+    running = start_server([DEFAULT_MODEL, "--key-policy", str(base / "policy.toml"),
+                            "--lora-dir", str(base / "adapters")], base / "serve.log")
+    yield running
+    stop_server(running)

@@ -7,7 +7,8 @@ fields only). Each operation is provoked into the answers any route can give: it
 when the body has ``stream``), a multipart Content-Type without a boundary (400, or 415 where only JSON is
 read), an unknown model (404), a body of the wrong type (400), a body not labelled
 JSON (415 where the dialect insists on the label), a path parameter of the wrong type (404: no such route),
-a body over the size limit (413) and, on a server started
+a body over the size limit (413); a form route gets JSON (415) and a form naming an unknown model (404);
+a stored response is read back and deleted. On a server started
 with a key policy, no key (401), a QoS class above the key's ceiling (403) and a key over its request rate
 (429): the access guard answers those on every route but the liveness ones. Embedding, rerank and audio
 routes are also called on the plain server's models of their kind (speech made with espeak-ng, in every
@@ -29,9 +30,9 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from conformance.conftest import ADMIN_KEY, CAPPED_KEY, SLOW_KEY
 from conformance.contract import Contract, Operation
-from conformance.lora_adapters import write_adapter
-from conformance.server import DEFAULT_MODEL, RunningServer, start_server, stop_server
+from conformance.server import DEFAULT_MODEL, RunningServer
 from conformance.speech import speak
 
 CONTRACT = Contract()
@@ -147,7 +148,13 @@ def requests(operation: Operation) -> Iterator[tuple[str, dict[str, Any]]]:
         if parameter["in"] == "path" and parameter.get("schema", {}).get("type") in ("integer", "number"):
             typed_path, typed_query = url(operation, **{parameter["name"]: "not-a-number"})
             yield "path parameter of the wrong type", {"method": method, "url": typed_path, "params": typed_query}
-    if body is not None and "model" in body:
+    content = operation.resolve(operation.spec.get("requestBody", {})).get("content", {})
+    if "multipart/form-data" in content:  # a form route: JSON is refused, and the form names the model
+        yield "JSON to a form route", {"method": method, "url": path, "params": query,
+                                       "json": {"model": DEFAULT_MODEL}}
+        yield "unknown model", {"method": method, "url": path, "params": query,
+                                "files": {"file": ("a.wav", b"RIFF", "audio/wav")}, "data": {"model": UNKNOWN_MODEL}}
+    elif body is not None and ("model" in body or "model" in properties(operation, body_schema(operation) or {})):
         unknown = {**body, "model": UNKNOWN_MODEL}
         yield "unknown model", {"method": method, "url": path, "params": query, "json": unknown}
     elif "{model}" in operation.template or "model" in query:
@@ -173,38 +180,6 @@ def over_limit(base_url: str, method: str, path: str) -> httpx.Response:
 
 
 SEEN: dict[str, set[int]] = defaultdict(set)
-
-
-ADMIN_KEY, CAPPED_KEY, SLOW_KEY = "contract-admin", "contract-capped", "contract-slow"
-# An admin key; a user key that may not ask for interactive QoS; one allowed a single request an hour.
-POLICY = f"""
-[[keys]]
-id = "admin"
-key = "{ADMIN_KEY}"
-role = "admin"
-
-[[keys]]
-id = "capped"
-key = "{CAPPED_KEY}"
-qos_ceiling = "background"
-
-[[keys]]
-id = "slow"
-key = "{SLOW_KEY}"
-rate = "1/h"
-burst = 1
-"""
-
-
-@pytest.fixture(scope="module")
-def keyed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    base = tmp_path_factory.mktemp("keyed")
-    (base / "policy.toml").write_text(POLICY)
-    write_adapter(base / "adapters" / "zero.gguf")  # for POST /v1/lora/load's 200
-    running = start_server([DEFAULT_MODEL, "--key-policy", str(base / "policy.toml"),
-                            "--lora-dir", str(base / "adapters")], base / "serve.log")
-    yield running
-    stop_server(running)
 
 
 def _hold(response: httpx.Response, operation: Operation, what: str) -> None:
@@ -255,14 +230,28 @@ def test_over_a_keys_limits_every_guarded_route_is_a_documented_403_and_429(keye
 def test_an_adapter_loads_and_unloads_as_documented(keyed_server: RunningServer) -> None:
     admin = {"Authorization": f"Bearer {ADMIN_KEY}"}
     with httpx.Client(base_url=keyed_server.base_url, headers=admin, timeout=120) as client:
-        for path, body in (("/v1/lora/load", {"path": "zero.gguf", "scale": 0.5}), ("/v1/lora", None),
-                           ("/v1/lora/unload", {"path": "zero.gguf"})):
+        for path, body in (("/v1/lora/load", {"path": "styles/formal.gguf", "scale": 0.5}), ("/v1/lora", None),
+                           ("/v1/lora/unload", {"path": "styles/formal.gguf"})):
             response = client.request("GET" if body is None else "POST", path, json=body)
             assert response.status_code == 200, response.text
             operation = CONTRACT.operation(response.request.method, path)
             assert operation is not None
             _hold(response, operation, f"{path} with an adapter")
         assert response.json()["data"] == []
+
+
+def test_a_stored_response_is_read_and_deleted_as_documented(http: httpx.Client) -> None:
+    create = CONTRACT.operation("POST", "/v1/responses")
+    assert create is not None
+    created = http.post("/v1/responses", json=happy_body(create), timeout=120)
+    _hold(created, create, "a response to store")
+    stored = f"/v1/responses/{created.json()['id']}"
+    for method, path in (("GET", stored), ("GET", f"{stored}/input_items"), ("DELETE", stored)):
+        response = http.request(method, path, timeout=60)
+        assert response.status_code == 200, f"{method} {path}: {response.text[:300]}"
+        operation = CONTRACT.operation(method, path)
+        assert operation is not None
+        _hold(response, operation, f"{method} of a stored response")
 
 
 def media_model(operation: Operation) -> str | None:
