@@ -1,6 +1,7 @@
 """The typed clients generated from our documents (clients/python, by openapi-python-client) work against the
 real server: every operation of every document is called through its generated function, not streamed, with
-the document's example body, and must come back with a status the document declares, parsed into the model
+the document's example body (embedding and audio routes on the plain server's model of their kind, speech
+for the audio ones), and must come back with a status the document declares, parsed into the model
 the generated code says that status carries (the success model when the route can succeed).
 
 Proof that the documents are precise enough to generate from, the first thing a contract-first team does.
@@ -19,11 +20,21 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import httpx
 import pytest
 
+from conformance.conftest import ADMIN_KEY
 from conformance.contract import Contract, Operation
 from conformance.server import DEFAULT_MODEL
-from conformance.test_self_validation import UNPROVOKED_ON, body_schema, happy_body, properties
+from conformance.speech import speak
+from conformance.test_self_validation import (
+    SPEECH_TEXT,
+    UNPROVOKED_ON,
+    body_schema,
+    happy_body,
+    media_model,
+    properties,
+)
 
 CLIENTS = Path(__file__).resolve().parents[1] / "clients" / "python"
 CONTRACT = Contract()
@@ -52,7 +63,9 @@ def generated_function(operation: Operation) -> Any:
     raise AssertionError(f"the generated client has no function for {operation.label} ({wanted})")
 
 
-def arguments(operation: Operation, function: Any) -> dict[str, Any]:
+def arguments(operation: Operation, function: Any, model_id: str | None = None) -> dict[str, Any]:
+    """The generated function's arguments; with ``model_id`` (a model of the operation's kind), the body names
+    it, and a multipart body carries speech."""
     hints = typing.get_type_hints(function)
     kwargs: dict[str, Any] = {}
     for name in inspect.signature(function).parameters:
@@ -60,12 +73,27 @@ def arguments(operation: Operation, function: Any) -> dict[str, Any]:
             kwargs[name] = PATH_VALUES[name]
         elif name == "body":
             body = happy_body(operation) or {}
+            if model_id is not None:
+                body = {**body, "model": model_id}
+                if body_schema(operation) is None:  # a multipart form: the audio routes
+                    body["file"] = speak(SPEECH_TEXT)
             if "stream" in properties(operation, body_schema(operation) or {}):
                 body["stream"] = False
             model = next(kind for kind in typing.get_args(hints["body"]) or (hints["body"],)
                          if hasattr(kind, "from_dict"))
             kwargs["body"] = model.from_dict(body)
+            if "file" in body:  # from_dict names no file, and httpx sends a nameless part as a plain field
+                kwargs["body"].file.file_name, kwargs["body"].file.mime_type = "speech.wav", "audio/wav"
     return kwargs
+
+
+def stored_response(base_url: str) -> str:
+    """The id of a response stored for the test, made from the document's example."""
+    create = CONTRACT.operation("POST", "/v1/responses")
+    assert create is not None
+    reply = httpx.post(base_url + "/v1/responses", json=happy_body(create), timeout=120)
+    assert reply.status_code == 200, reply.text
+    return str(reply.json()["id"])
 
 
 def expected_status(operation: Operation) -> int:
@@ -77,11 +105,21 @@ def expected_status(operation: Operation) -> int:
 
 
 @pytest.mark.parametrize("operation", CONTRACT.operations, ids=lambda operation: operation.label)
-def test_generated_client_calls_the_route(operation: Operation, base_url: str) -> None:
+def test_generated_client_calls_the_route(operation: Operation, base_url: str, request: pytest.FixtureRequest) -> None:
     function = generated_function(operation)
     client_type = package(operation.document).Client
-    with client_type(base_url=base_url, timeout=package(operation.document).client.httpx.Timeout(120)) as client:
-        response = function(client=client, **arguments(operation, function))
+    model_id = media_model(operation)
+    settings: dict[str, Any] = {"timeout": package(operation.document).client.httpx.Timeout(300)}
+    if model_id is not None:  # embedding and speech routes: the plain server's model of their kind
+        base_url = request.getfixturevalue("media_server").base_url
+    elif "lora" in operation.spec.get("tags", []):  # adapters need an adapters directory: the keyed server's
+        base_url = request.getfixturevalue("keyed_server").base_url
+        client_type, settings["token"] = package(operation.document).AuthenticatedClient, ADMIN_KEY
+    kwargs = arguments(operation, function, model_id)
+    if "response_id" in inspect.signature(function).parameters:  # a stored response of its own
+        kwargs["response_id"] = stored_response(base_url)
+    with client_type(base_url=base_url, **settings) as client:
+        response = function(client=client, **kwargs)
     expected = expected_status(operation)
     if (operation.label, 200) in UNPROVOKED_ON:
         assert operation.declared(response.status_code) is not None, response.content[:300]
