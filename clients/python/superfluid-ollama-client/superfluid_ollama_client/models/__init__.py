@@ -30,6 +30,7 @@ from .show_response_model_info import ShowResponseModelInfo
 from .superfluid_handlers_ollama_models_root_response_200 import SuperfluidHandlersOllamaModelsRootResponse200
 from .tags_response import TagsResponse
 from .tags_response_models_item import TagsResponseModelsItem
+from .tags_response_models_item_capabilities_item import TagsResponseModelsItemCapabilitiesItem
 from .think_type_1 import ThinkType1
 from .tool import Tool
 from .tool_call import ToolCall
@@ -75,6 +76,7 @@ __all__ = (
     "SuperfluidHandlersOllamaModelsRootResponse200",
     "TagsResponse",
     "TagsResponseModelsItem",
+    "TagsResponseModelsItemCapabilitiesItem",
     "ThinkType1",
     "Tool",
     "ToolCall",

@@ -7,6 +7,8 @@ class ShowResponseCapabilitiesItem(StrEnum):
     INSERT = "insert"
     THINKING = "thinking"
     TOOLS = "tools"
+    TRANSCRIPTION = "transcription"
+    TRANSLATION = "translation"
     VISION = "vision"
 
     def __str__(self) -> str:

@@ -7,6 +7,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.tags_response_models_item_capabilities_item import TagsResponseModelsItemCapabilitiesItem
+from ..types import UNSET, Unset
+
 if TYPE_CHECKING:
     from ..models.model_details import ModelDetails
 
@@ -24,6 +27,8 @@ class TagsResponseModelsItem:
         size (int): Always 0.
         digest (str): SHA-256 of the model id (hex).
         details (ModelDetails):
+        capabilities (list[TagsResponseModelsItemCapabilitiesItem] | Unset): What the model serves (an extension), read
+            from its metadata without loading it.
     """
 
     name: str
@@ -32,6 +37,7 @@ class TagsResponseModelsItem:
     size: int
     digest: str
     details: ModelDetails
+    capabilities: list[TagsResponseModelsItemCapabilitiesItem] | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -47,6 +53,13 @@ class TagsResponseModelsItem:
 
         details = self.details.to_dict()
 
+        capabilities: list[str] | Unset = UNSET
+        if not isinstance(self.capabilities, Unset):
+            capabilities = []
+            for capabilities_item_data in self.capabilities:
+                capabilities_item = capabilities_item_data.value
+                capabilities.append(capabilities_item)
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -59,6 +72,8 @@ class TagsResponseModelsItem:
                 "details": details,
             }
         )
+        if capabilities is not UNSET:
+            field_dict["capabilities"] = capabilities
 
         return field_dict
 
@@ -79,6 +94,15 @@ class TagsResponseModelsItem:
 
         details = ModelDetails.from_dict(d.pop("details"))
 
+        _capabilities = d.pop("capabilities", UNSET)
+        capabilities: list[TagsResponseModelsItemCapabilitiesItem] | Unset = UNSET
+        if _capabilities is not UNSET:
+            capabilities = []
+            for capabilities_item_data in _capabilities:
+                capabilities_item = TagsResponseModelsItemCapabilitiesItem(capabilities_item_data)
+
+                capabilities.append(capabilities_item)
+
         tags_response_models_item = cls(
             name=name,
             model=model,
@@ -86,6 +110,7 @@ class TagsResponseModelsItem:
             size=size,
             digest=digest,
             details=details,
+            capabilities=capabilities,
         )
 
         tags_response_models_item.additional_properties = d

@@ -2,6 +2,10 @@
 
 from .capabilities import Capabilities
 from .capabilities_dialect import CapabilitiesDialect
+from .capabilities_modalities import CapabilitiesModalities
+from .capabilities_pooling_type_1 import CapabilitiesPoolingType1
+from .capabilities_pooling_type_2_type_1 import CapabilitiesPoolingType2Type1
+from .capabilities_pooling_type_3_type_1 import CapabilitiesPoolingType3Type1
 from .capabilities_workload import CapabilitiesWorkload
 from .chat_completion import ChatCompletion
 from .chat_completion_choices_item import ChatCompletionChoicesItem
@@ -48,6 +52,13 @@ from .completion_request_fim_mode import CompletionRequestFimMode
 from .completion_server_sent_event import CompletionServerSentEvent
 from .content_part import ContentPart
 from .content_part_type import ContentPartType
+from .embedding_list import EmbeddingList
+from .embedding_list_data_item import EmbeddingListDataItem
+from .embedding_list_data_item_object import EmbeddingListDataItemObject
+from .embedding_list_object import EmbeddingListObject
+from .embedding_list_usage import EmbeddingListUsage
+from .embedding_request import EmbeddingRequest
+from .embedding_request_encoding_format import EmbeddingRequestEncodingFormat
 from .error_response import ErrorResponse
 from .error_response_error import ErrorResponseError
 from .model import Model
@@ -64,6 +75,76 @@ from .props_chat_template_source import PropsChatTemplateSource
 from .props_default_generation_settings import PropsDefaultGenerationSettings
 from .props_default_generation_settings_params import PropsDefaultGenerationSettingsParams
 from .props_kv_cache import PropsKvCache
+from .rerank_request import RerankRequest
+from .rerank_request_documents_item_type_1 import RerankRequestDocumentsItemType1
+from .rerank_response import RerankResponse
+from .rerank_response_object import RerankResponseObject
+from .rerank_response_results_item import RerankResponseResultsItem
+from .rerank_response_results_item_document import RerankResponseResultsItemDocument
+from .rerank_response_usage import RerankResponseUsage
+from .response_content_part import ResponseContentPart
+from .response_create_request import ResponseCreateRequest
+from .response_create_request_chat_template_kwargs_type_0 import ResponseCreateRequestChatTemplateKwargsType0
+from .response_create_request_conversation_type_1 import ResponseCreateRequestConversationType1
+from .response_create_request_metadata_type_0 import ResponseCreateRequestMetadataType0
+from .response_create_request_prompt_type_0 import ResponseCreateRequestPromptType0
+from .response_create_request_reasoning_type_0 import ResponseCreateRequestReasoningType0
+from .response_create_request_reasoning_type_0_effort import ResponseCreateRequestReasoningType0Effort
+from .response_create_request_text_type_0 import ResponseCreateRequestTextType0
+from .response_create_request_tool_choice_type_0 import ResponseCreateRequestToolChoiceType0
+from .response_create_request_tool_choice_type_1 import ResponseCreateRequestToolChoiceType1
+from .response_create_request_truncation import ResponseCreateRequestTruncation
+from .response_deleted import ResponseDeleted
+from .response_deleted_object import ResponseDeletedObject
+from .response_function_call import ResponseFunctionCall
+from .response_function_call_status import ResponseFunctionCallStatus
+from .response_function_call_type import ResponseFunctionCallType
+from .response_input_item import ResponseInputItem
+from .response_input_item_role import ResponseInputItemRole
+from .response_item_list import ResponseItemList
+from .response_item_list_object import ResponseItemListObject
+from .response_object import ResponseObject
+from .response_object_error_type_0 import ResponseObjectErrorType0
+from .response_object_incomplete_details_type_0 import ResponseObjectIncompleteDetailsType0
+from .response_object_incomplete_details_type_0_reason import ResponseObjectIncompleteDetailsType0Reason
+from .response_object_metadata import ResponseObjectMetadata
+from .response_object_object import ResponseObjectObject
+from .response_object_reasoning import ResponseObjectReasoning
+from .response_object_status import ResponseObjectStatus
+from .response_object_text import ResponseObjectText
+from .response_object_tool_choice_type_1 import ResponseObjectToolChoiceType1
+from .response_object_truncation import ResponseObjectTruncation
+from .response_output_message import ResponseOutputMessage
+from .response_output_message_role import ResponseOutputMessageRole
+from .response_output_message_status import ResponseOutputMessageStatus
+from .response_output_message_type import ResponseOutputMessageType
+from .response_output_text import ResponseOutputText
+from .response_output_text_annotations_item import ResponseOutputTextAnnotationsItem
+from .response_output_text_logprobs_item import ResponseOutputTextLogprobsItem
+from .response_output_text_type import ResponseOutputTextType
+from .response_reasoning_item import ResponseReasoningItem
+from .response_reasoning_item_status import ResponseReasoningItemStatus
+from .response_reasoning_item_type import ResponseReasoningItemType
+from .response_server_sent_event import ResponseServerSentEvent
+from .response_server_sent_event_event import ResponseServerSentEventEvent
+from .response_stored_item import ResponseStoredItem
+from .response_stored_item_content_item import ResponseStoredItemContentItem
+from .response_stored_item_output_type_1_item import ResponseStoredItemOutputType1Item
+from .response_stored_item_role import ResponseStoredItemRole
+from .response_stored_item_summary_item import ResponseStoredItemSummaryItem
+from .response_stored_item_type import ResponseStoredItemType
+from .response_stream_event import ResponseStreamEvent
+from .response_stream_event_logprobs_item import ResponseStreamEventLogprobsItem
+from .response_summary_text import ResponseSummaryText
+from .response_summary_text_type import ResponseSummaryTextType
+from .response_text_format import ResponseTextFormat
+from .response_text_format_schema import ResponseTextFormatSchema
+from .response_text_format_type import ResponseTextFormatType
+from .response_tool import ResponseTool
+from .response_tool_parameters_type_0 import ResponseToolParametersType0
+from .response_usage import ResponseUsage
+from .response_usage_input_tokens_details import ResponseUsageInputTokensDetails
+from .response_usage_output_tokens_details import ResponseUsageOutputTokensDetails
 from .sampling_fields import SamplingFields
 from .sampling_fields_stream_options_type_0 import SamplingFieldsStreamOptionsType0
 from .slot import Slot
@@ -76,22 +157,69 @@ from .slot_rates import SlotRates
 from .slot_state import SlotState
 from .slot_tick_plan import SlotTickPlan
 from .slot_totals import SlotTotals
+from .superfluid_handlers_lora_load_body import SuperfluidHandlersLoraLoadBody
+from .superfluid_handlers_lora_load_response_200 import SuperfluidHandlersLoraLoadResponse200
+from .superfluid_handlers_lora_load_response_200_data_item import SuperfluidHandlersLoraLoadResponse200DataItem
+from .superfluid_handlers_lora_load_response_200_data_item_object import (
+    SuperfluidHandlersLoraLoadResponse200DataItemObject,
+)
+from .superfluid_handlers_lora_load_response_200_data_item_origin import (
+    SuperfluidHandlersLoraLoadResponse200DataItemOrigin,
+)
+from .superfluid_handlers_lora_load_response_200_object import SuperfluidHandlersLoraLoadResponse200Object
+from .superfluid_handlers_lora_show_response_200 import SuperfluidHandlersLoraShowResponse200
+from .superfluid_handlers_lora_show_response_200_data_item import SuperfluidHandlersLoraShowResponse200DataItem
+from .superfluid_handlers_lora_show_response_200_data_item_object import (
+    SuperfluidHandlersLoraShowResponse200DataItemObject,
+)
+from .superfluid_handlers_lora_show_response_200_data_item_origin import (
+    SuperfluidHandlersLoraShowResponse200DataItemOrigin,
+)
+from .superfluid_handlers_lora_show_response_200_object import SuperfluidHandlersLoraShowResponse200Object
+from .superfluid_handlers_lora_unload_body import SuperfluidHandlersLoraUnloadBody
+from .superfluid_handlers_lora_unload_response_200 import SuperfluidHandlersLoraUnloadResponse200
+from .superfluid_handlers_lora_unload_response_200_data_item import SuperfluidHandlersLoraUnloadResponse200DataItem
+from .superfluid_handlers_lora_unload_response_200_data_item_object import (
+    SuperfluidHandlersLoraUnloadResponse200DataItemObject,
+)
+from .superfluid_handlers_lora_unload_response_200_data_item_origin import (
+    SuperfluidHandlersLoraUnloadResponse200DataItemOrigin,
+)
+from .superfluid_handlers_lora_unload_response_200_object import SuperfluidHandlersLoraUnloadResponse200Object
 from .superfluid_handlers_model_admin_unload_body import SuperfluidHandlersModelAdminUnloadBody
 from .superfluid_handlers_operations_health_response_200 import SuperfluidHandlersOperationsHealthResponse200
 from .superfluid_handlers_operations_health_response_200_status import (
     SuperfluidHandlersOperationsHealthResponse200Status,
+)
+from .superfluid_handlers_responses_retrieve_list_input_items_order import (
+    SuperfluidHandlersResponsesRetrieveListInputItemsOrder,
 )
 from .tokenize_request import TokenizeRequest
 from .tokenize_response import TokenizeResponse
 from .tool_call import ToolCall
 from .tool_call_function import ToolCallFunction
 from .tool_call_type import ToolCallType
+from .transcript_event import TranscriptEvent
+from .transcript_event_type import TranscriptEventType
+from .transcript_server_sent_event import TranscriptServerSentEvent
+from .transcription import Transcription
+from .transcription_request import TranscriptionRequest
+from .transcription_request_response_format import TranscriptionRequestResponseFormat
+from .transcription_request_timestamp_granularities_item import TranscriptionRequestTimestampGranularitiesItem
+from .transcription_segments_item import TranscriptionSegmentsItem
+from .transcription_task import TranscriptionTask
+from .transcription_usage import TranscriptionUsage
+from .transcription_words_item import TranscriptionWordsItem
 from .usage import Usage
 from .usage_prompt_tokens_details import UsagePromptTokensDetails
 
 __all__ = (
     "Capabilities",
     "CapabilitiesDialect",
+    "CapabilitiesModalities",
+    "CapabilitiesPoolingType1",
+    "CapabilitiesPoolingType2Type1",
+    "CapabilitiesPoolingType3Type1",
     "CapabilitiesWorkload",
     "ChatCompletion",
     "ChatCompletionChoicesItem",
@@ -138,6 +266,13 @@ __all__ = (
     "CompletionServerSentEvent",
     "ContentPart",
     "ContentPartType",
+    "EmbeddingList",
+    "EmbeddingListDataItem",
+    "EmbeddingListDataItemObject",
+    "EmbeddingListObject",
+    "EmbeddingListUsage",
+    "EmbeddingRequest",
+    "EmbeddingRequestEncodingFormat",
     "ErrorResponse",
     "ErrorResponseError",
     "Model",
@@ -154,6 +289,76 @@ __all__ = (
     "PropsDefaultGenerationSettings",
     "PropsDefaultGenerationSettingsParams",
     "PropsKvCache",
+    "RerankRequest",
+    "RerankRequestDocumentsItemType1",
+    "RerankResponse",
+    "RerankResponseObject",
+    "RerankResponseResultsItem",
+    "RerankResponseResultsItemDocument",
+    "RerankResponseUsage",
+    "ResponseContentPart",
+    "ResponseCreateRequest",
+    "ResponseCreateRequestChatTemplateKwargsType0",
+    "ResponseCreateRequestConversationType1",
+    "ResponseCreateRequestMetadataType0",
+    "ResponseCreateRequestPromptType0",
+    "ResponseCreateRequestReasoningType0",
+    "ResponseCreateRequestReasoningType0Effort",
+    "ResponseCreateRequestTextType0",
+    "ResponseCreateRequestToolChoiceType0",
+    "ResponseCreateRequestToolChoiceType1",
+    "ResponseCreateRequestTruncation",
+    "ResponseDeleted",
+    "ResponseDeletedObject",
+    "ResponseFunctionCall",
+    "ResponseFunctionCallStatus",
+    "ResponseFunctionCallType",
+    "ResponseInputItem",
+    "ResponseInputItemRole",
+    "ResponseItemList",
+    "ResponseItemListObject",
+    "ResponseObject",
+    "ResponseObjectErrorType0",
+    "ResponseObjectIncompleteDetailsType0",
+    "ResponseObjectIncompleteDetailsType0Reason",
+    "ResponseObjectMetadata",
+    "ResponseObjectObject",
+    "ResponseObjectReasoning",
+    "ResponseObjectStatus",
+    "ResponseObjectText",
+    "ResponseObjectToolChoiceType1",
+    "ResponseObjectTruncation",
+    "ResponseOutputMessage",
+    "ResponseOutputMessageRole",
+    "ResponseOutputMessageStatus",
+    "ResponseOutputMessageType",
+    "ResponseOutputText",
+    "ResponseOutputTextAnnotationsItem",
+    "ResponseOutputTextLogprobsItem",
+    "ResponseOutputTextType",
+    "ResponseReasoningItem",
+    "ResponseReasoningItemStatus",
+    "ResponseReasoningItemType",
+    "ResponseServerSentEvent",
+    "ResponseServerSentEventEvent",
+    "ResponseStoredItem",
+    "ResponseStoredItemContentItem",
+    "ResponseStoredItemOutputType1Item",
+    "ResponseStoredItemRole",
+    "ResponseStoredItemSummaryItem",
+    "ResponseStoredItemType",
+    "ResponseStreamEvent",
+    "ResponseStreamEventLogprobsItem",
+    "ResponseSummaryText",
+    "ResponseSummaryTextType",
+    "ResponseTextFormat",
+    "ResponseTextFormatSchema",
+    "ResponseTextFormatType",
+    "ResponseTool",
+    "ResponseToolParametersType0",
+    "ResponseUsage",
+    "ResponseUsageInputTokensDetails",
+    "ResponseUsageOutputTokensDetails",
     "SamplingFields",
     "SamplingFieldsStreamOptionsType0",
     "Slot",
@@ -166,14 +371,43 @@ __all__ = (
     "SlotState",
     "SlotTickPlan",
     "SlotTotals",
+    "SuperfluidHandlersLoraLoadBody",
+    "SuperfluidHandlersLoraLoadResponse200",
+    "SuperfluidHandlersLoraLoadResponse200DataItem",
+    "SuperfluidHandlersLoraLoadResponse200DataItemObject",
+    "SuperfluidHandlersLoraLoadResponse200DataItemOrigin",
+    "SuperfluidHandlersLoraLoadResponse200Object",
+    "SuperfluidHandlersLoraShowResponse200",
+    "SuperfluidHandlersLoraShowResponse200DataItem",
+    "SuperfluidHandlersLoraShowResponse200DataItemObject",
+    "SuperfluidHandlersLoraShowResponse200DataItemOrigin",
+    "SuperfluidHandlersLoraShowResponse200Object",
+    "SuperfluidHandlersLoraUnloadBody",
+    "SuperfluidHandlersLoraUnloadResponse200",
+    "SuperfluidHandlersLoraUnloadResponse200DataItem",
+    "SuperfluidHandlersLoraUnloadResponse200DataItemObject",
+    "SuperfluidHandlersLoraUnloadResponse200DataItemOrigin",
+    "SuperfluidHandlersLoraUnloadResponse200Object",
     "SuperfluidHandlersModelAdminUnloadBody",
     "SuperfluidHandlersOperationsHealthResponse200",
     "SuperfluidHandlersOperationsHealthResponse200Status",
+    "SuperfluidHandlersResponsesRetrieveListInputItemsOrder",
     "TokenizeRequest",
     "TokenizeResponse",
     "ToolCall",
     "ToolCallFunction",
     "ToolCallType",
+    "TranscriptEvent",
+    "TranscriptEventType",
+    "Transcription",
+    "TranscriptionRequest",
+    "TranscriptionRequestResponseFormat",
+    "TranscriptionRequestTimestampGranularitiesItem",
+    "TranscriptionSegmentsItem",
+    "TranscriptionTask",
+    "TranscriptionUsage",
+    "TranscriptionWordsItem",
+    "TranscriptServerSentEvent",
     "Usage",
     "UsagePromptTokensDetails",
 )

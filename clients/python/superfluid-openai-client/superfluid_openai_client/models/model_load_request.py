@@ -16,7 +16,8 @@ class ModelLoadRequest:
     """
     Attributes:
         model (str): A known model id, or a new reference: bundled id, .gguf path, owner/repo[:QUANT].
-        runtime (str | Unset): The runtime to load it with (llamacpp); a missing one is 400 unsupported_runtime.
+        runtime (str | Unset): The runtime to load it with (llamacpp or whisper); one this server lacks, or another than
+            the model's, is 400 unsupported_runtime.
         alias (str | Unset): Public id of a new reference.
         ctx_size (int | Unset): Context window of a new reference (0 the model's).
         kv_size (int | Unset):

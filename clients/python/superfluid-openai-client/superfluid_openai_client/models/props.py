@@ -31,7 +31,8 @@ class Props:
         model_path (str | Unset):
         loaded (bool | Unset):
         total_slots (int | Unset):
-        chat_template_source (PropsChatTemplateSource | Unset):
+        chat_template_source (PropsChatTemplateSource | Unset): Absent for a model that does not chat.
+        runtime (str | Unset): llamacpp, or whisper (faster-whisper on CTranslate2)
         build_info (str | Unset):
     """
 
@@ -45,6 +46,7 @@ class Props:
     loaded: bool | Unset = UNSET
     total_slots: int | Unset = UNSET
     chat_template_source: PropsChatTemplateSource | Unset = UNSET
+    runtime: str | Unset = UNSET
     build_info: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -71,6 +73,8 @@ class Props:
         if not isinstance(self.chat_template_source, Unset):
             chat_template_source = self.chat_template_source.value
 
+        runtime = self.runtime
+
         build_info = self.build_info
 
         field_dict: dict[str, Any] = {}
@@ -93,6 +97,8 @@ class Props:
             field_dict["total_slots"] = total_slots
         if chat_template_source is not UNSET:
             field_dict["chat_template_source"] = chat_template_source
+        if runtime is not UNSET:
+            field_dict["runtime"] = runtime
         if build_info is not UNSET:
             field_dict["build_info"] = build_info
 
@@ -130,6 +136,8 @@ class Props:
         else:
             chat_template_source = PropsChatTemplateSource(_chat_template_source)
 
+        runtime = d.pop("runtime", UNSET)
+
         build_info = d.pop("build_info", UNSET)
 
         props = cls(
@@ -143,6 +151,7 @@ class Props:
             loaded=loaded,
             total_slots=total_slots,
             chat_template_source=chat_template_source,
+            runtime=runtime,
             build_info=build_info,
         )
 

@@ -59,6 +59,11 @@ def _parse_response(
 
         return response_401
 
+    if response.status_code == 403:
+        response_403 = ErrorResponse.from_dict(response.json())
+
+        return response_403
+
     if response.status_code == 404:
         response_404 = ErrorResponse.from_dict(response.json())
 
@@ -73,6 +78,11 @@ def _parse_response(
         response_415 = ErrorResponse.from_dict(response.json())
 
         return response_415
+
+    if response.status_code == 429:
+        response_429 = ErrorResponse.from_dict(response.json())
+
+        return response_429
 
     if response.status_code == 500:
         response_500 = ErrorResponse.from_dict(response.json())

@@ -48,6 +48,11 @@ def _parse_response(
 
         return response_401
 
+    if response.status_code == 403:
+        response_403 = ErrorResponse.from_dict(response.json())
+
+        return response_403
+
     if response.status_code == 404:
         response_404 = ErrorResponse.from_dict(response.json())
 
@@ -57,6 +62,11 @@ def _parse_response(
         response_413 = ErrorResponse.from_dict(response.json())
 
         return response_413
+
+    if response.status_code == 429:
+        response_429 = ErrorResponse.from_dict(response.json())
+
+        return response_429
 
     if response.status_code == 500:
         response_500 = ErrorResponse.from_dict(response.json())
@@ -87,8 +97,9 @@ def sync_detailed(
 ) -> Response[EmbedResponse | ErrorResponse]:
     """Normalized embeddings (embedding models only)
 
-     Every model this server can serve today is a generation model, so a valid request is a 400 naming
-    the model; the route, its validation and its errors are in place for embedding models.
+     One unit-length vector per input. An empty input loads the model and returns no vectors; truncate
+    (default true) cuts an input over the window, false refuses it with a 400 naming its index;
+    dimensions keeps the first N components and normalizes again. A model that does not embed is a 400.
 
     Args:
         body (EmbedRequest):
@@ -119,8 +130,9 @@ def sync(
 ) -> EmbedResponse | ErrorResponse | None:
     """Normalized embeddings (embedding models only)
 
-     Every model this server can serve today is a generation model, so a valid request is a 400 naming
-    the model; the route, its validation and its errors are in place for embedding models.
+     One unit-length vector per input. An empty input loads the model and returns no vectors; truncate
+    (default true) cuts an input over the window, false refuses it with a 400 naming its index;
+    dimensions keeps the first N components and normalizes again. A model that does not embed is a 400.
 
     Args:
         body (EmbedRequest):
@@ -146,8 +158,9 @@ async def asyncio_detailed(
 ) -> Response[EmbedResponse | ErrorResponse]:
     """Normalized embeddings (embedding models only)
 
-     Every model this server can serve today is a generation model, so a valid request is a 400 naming
-    the model; the route, its validation and its errors are in place for embedding models.
+     One unit-length vector per input. An empty input loads the model and returns no vectors; truncate
+    (default true) cuts an input over the window, false refuses it with a 400 naming its index;
+    dimensions keeps the first N components and normalizes again. A model that does not embed is a 400.
 
     Args:
         body (EmbedRequest):
@@ -176,8 +189,9 @@ async def asyncio(
 ) -> EmbedResponse | ErrorResponse | None:
     """Normalized embeddings (embedding models only)
 
-     Every model this server can serve today is a generation model, so a valid request is a 400 naming
-    the model; the route, its validation and its errors are in place for embedding models.
+     One unit-length vector per input. An empty input loads the model and returns no vectors; truncate
+    (default true) cuts an input over the window, false refuses it with a 400 naming its index;
+    dimensions keeps the first N components and normalizes again. A model that does not embed is a 400.
 
     Args:
         body (EmbedRequest):

@@ -1,0 +1,15 @@
+from enum import StrEnum
+
+
+class TagsResponseModelsItemCapabilitiesItem(StrEnum):
+    COMPLETION = "completion"
+    EMBEDDING = "embedding"
+    INSERT = "insert"
+    THINKING = "thinking"
+    TOOLS = "tools"
+    TRANSCRIPTION = "transcription"
+    TRANSLATION = "translation"
+    VISION = "vision"
+
+    def __str__(self) -> str:
+        return str(self.value)
