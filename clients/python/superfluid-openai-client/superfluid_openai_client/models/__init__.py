@@ -1,5 +1,16 @@
 """Contains all the data models used in inputs/outputs"""
 
+from .batch import Batch
+from .batch_error import BatchError
+from .batch_errors_type_0 import BatchErrorsType0
+from .batch_errors_type_0_object import BatchErrorsType0Object
+from .batch_metadata_type_0 import BatchMetadataType0
+from .batch_object import BatchObject
+from .batch_request_counts import BatchRequestCounts
+from .batch_status import BatchStatus
+from .batch_usage import BatchUsage
+from .batch_usage_input_tokens_details import BatchUsageInputTokensDetails
+from .batch_usage_output_tokens_details import BatchUsageOutputTokensDetails
 from .capabilities import Capabilities
 from .capabilities_dialect import CapabilitiesDialect
 from .capabilities_modalities import CapabilitiesModalities
@@ -52,6 +63,13 @@ from .completion_request_fim_mode import CompletionRequestFimMode
 from .completion_server_sent_event import CompletionServerSentEvent
 from .content_part import ContentPart
 from .content_part_type import ContentPartType
+from .create_batch_request import CreateBatchRequest
+from .create_batch_request_endpoint import CreateBatchRequestEndpoint
+from .create_batch_request_metadata_type_0 import CreateBatchRequestMetadataType0
+from .create_batch_request_output_expires_after import CreateBatchRequestOutputExpiresAfter
+from .create_file_request import CreateFileRequest
+from .create_file_request_expires_afteranchor import CreateFileRequestExpiresAfteranchor
+from .create_file_request_purpose import CreateFileRequestPurpose
 from .embedding_list import EmbeddingList
 from .embedding_list_data_item import EmbeddingListDataItem
 from .embedding_list_data_item_object import EmbeddingListDataItemObject
@@ -61,6 +79,12 @@ from .embedding_request import EmbeddingRequest
 from .embedding_request_encoding_format import EmbeddingRequestEncodingFormat
 from .error_response import ErrorResponse
 from .error_response_error import ErrorResponseError
+from .file_deleted import FileDeleted
+from .file_deleted_object import FileDeletedObject
+from .list_batches_response import ListBatchesResponse
+from .list_batches_response_object import ListBatchesResponseObject
+from .list_files_response import ListFilesResponse
+from .list_files_response_object import ListFilesResponseObject
 from .model import Model
 from .model_architecture import ModelArchitecture
 from .model_list import ModelList
@@ -70,6 +94,10 @@ from .model_meta import ModelMeta
 from .model_object import ModelObject
 from .model_unloaded import ModelUnloaded
 from .model_unloaded_object import ModelUnloadedObject
+from .open_ai_file import OpenAIFile
+from .open_ai_file_object import OpenAIFileObject
+from .open_ai_file_purpose import OpenAIFilePurpose
+from .open_ai_file_status import OpenAIFileStatus
 from .props import Props
 from .props_chat_template_source import PropsChatTemplateSource
 from .props_default_generation_settings import PropsDefaultGenerationSettings
@@ -157,6 +185,7 @@ from .slot_rates import SlotRates
 from .slot_state import SlotState
 from .slot_tick_plan import SlotTickPlan
 from .slot_totals import SlotTotals
+from .superfluid_handlers_files_list_files_order import SuperfluidHandlersFilesListFilesOrder
 from .superfluid_handlers_lora_load_body import SuperfluidHandlersLoraLoadBody
 from .superfluid_handlers_lora_load_response_200 import SuperfluidHandlersLoraLoadResponse200
 from .superfluid_handlers_lora_load_response_200_data_item import SuperfluidHandlersLoraLoadResponse200DataItem
@@ -214,6 +243,17 @@ from .usage import Usage
 from .usage_prompt_tokens_details import UsagePromptTokensDetails
 
 __all__ = (
+    "Batch",
+    "BatchError",
+    "BatchErrorsType0",
+    "BatchErrorsType0Object",
+    "BatchMetadataType0",
+    "BatchObject",
+    "BatchRequestCounts",
+    "BatchStatus",
+    "BatchUsage",
+    "BatchUsageInputTokensDetails",
+    "BatchUsageOutputTokensDetails",
     "Capabilities",
     "CapabilitiesDialect",
     "CapabilitiesModalities",
@@ -266,6 +306,13 @@ __all__ = (
     "CompletionServerSentEvent",
     "ContentPart",
     "ContentPartType",
+    "CreateBatchRequest",
+    "CreateBatchRequestEndpoint",
+    "CreateBatchRequestMetadataType0",
+    "CreateBatchRequestOutputExpiresAfter",
+    "CreateFileRequest",
+    "CreateFileRequestExpiresAfteranchor",
+    "CreateFileRequestPurpose",
     "EmbeddingList",
     "EmbeddingListDataItem",
     "EmbeddingListDataItemObject",
@@ -275,6 +322,12 @@ __all__ = (
     "EmbeddingRequestEncodingFormat",
     "ErrorResponse",
     "ErrorResponseError",
+    "FileDeleted",
+    "FileDeletedObject",
+    "ListBatchesResponse",
+    "ListBatchesResponseObject",
+    "ListFilesResponse",
+    "ListFilesResponseObject",
     "Model",
     "ModelArchitecture",
     "ModelList",
@@ -284,6 +337,10 @@ __all__ = (
     "ModelObject",
     "ModelUnloaded",
     "ModelUnloadedObject",
+    "OpenAIFile",
+    "OpenAIFileObject",
+    "OpenAIFilePurpose",
+    "OpenAIFileStatus",
     "Props",
     "PropsChatTemplateSource",
     "PropsDefaultGenerationSettings",
@@ -371,6 +428,7 @@ __all__ = (
     "SlotState",
     "SlotTickPlan",
     "SlotTotals",
+    "SuperfluidHandlersFilesListFilesOrder",
     "SuperfluidHandlersLoraLoadBody",
     "SuperfluidHandlersLoraLoadResponse200",
     "SuperfluidHandlersLoraLoadResponse200DataItem",
