@@ -8,7 +8,9 @@ when the body has ``stream``), a multipart Content-Type without a boundary (400,
 read), an unknown model (404), a body of the wrong type (400), a body not labelled
 JSON (415 where the dialect insists on the label), a path parameter of the wrong type (404: no such route),
 a body over the size limit (413); a form route gets JSON (415) and a form naming an unknown model (404);
-a stored response is read back and deleted. On a server started
+a stored response is read back and deleted; a file is uploaded, read, listed and deleted, and batches on it
+are run, read, listed and cancelled (a file a batch reads cannot be deleted, an ended batch cannot be
+cancelled: 409). On a server started
 with a key policy, no key (401), a QoS class above the key's ceiling (403) and a key over its request rate
 (429): the access guard answers those on every route but the liveness ones. Embedding, rerank and audio
 routes are also called on the plain server's models of their kind (speech made with espeak-ng, in every
@@ -22,6 +24,7 @@ from __future__ import annotations
 import copy
 import json
 import socket
+import time
 from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
@@ -252,6 +255,70 @@ def test_a_stored_response_is_read_and_deleted_as_documented(http: httpx.Client)
         operation = CONTRACT.operation(method, path)
         assert operation is not None
         _hold(response, operation, f"{method} of a stored response")
+
+
+# A batch's input: two chat lines that decode two tokens each (test_generated_client.py uploads it too).
+BATCH_LINES = [{"custom_id": f"line-{i}", "method": "POST", "url": "/v1/chat/completions",
+                "body": {"model": DEFAULT_MODEL, "messages": [{"role": "user", "content": "Say hello."}],
+                         "max_tokens": 2}} for i in range(2)]
+ENDED = ("completed", "failed", "cancelled", "expired")
+
+
+def batch_input() -> bytes:
+    return "".join(json.dumps(line) + "\n" for line in BATCH_LINES).encode()
+
+
+def upload_request() -> dict[str, Any]:
+    return {"method": "POST", "url": "/v1/files", "data": {"purpose": "batch"},
+            "files": {"file": ("input.jsonl", batch_input(), "application/jsonl")}}
+
+
+def batch_request(file_id: str) -> dict[str, Any]:
+    return {"method": "POST", "url": "/v1/batches",
+            "json": {"input_file_id": file_id, "endpoint": "/v1/chat/completions", "completion_window": "24h"}}
+
+
+def test_files_and_batches_answer_as_documented(http: httpx.Client) -> None:
+    """Upload, read, list and delete a file; run, read, list and cancel batches on it; a file a batch still
+    reads cannot be deleted (409 file_in_use), a batch that completed cannot be cancelled (409
+    batch_not_cancellable), and a batch needs a file of purpose batch (400)."""
+
+    def call(status: int, what: str, request: dict[str, Any]) -> dict[str, Any]:
+        response = http.request(**request, timeout=120)
+        assert response.status_code == status, f"{what}: {response.status_code} {response.text[:300]}"
+        operation = CONTRACT.operation(request["method"], request["url"])
+        assert operation is not None, request["url"]
+        _hold(response, operation, what)
+        return dict(response.json()) if response.headers["content-type"].startswith("application/json") else {}
+
+    def ended(batch_id: str) -> dict[str, Any]:
+        for _ in range(600):
+            batch = call(200, "a batch", {"method": "GET", "url": f"/v1/batches/{batch_id}"})
+            if batch["status"] in ENDED:
+                return batch
+            time.sleep(0.5)
+        raise AssertionError(f"batch {batch_id} did not end: {batch}")
+
+    file_id = call(200, "an upload", upload_request())["id"]
+    stored = f"/v1/files/{file_id}"
+    call(200, "a file", {"method": "GET", "url": stored})
+    call(200, "a file's bytes", {"method": "GET", "url": f"{stored}/content"})
+    call(200, "the batch files", {"method": "GET", "url": "/v1/files", "params": {"purpose": "batch"}})
+    running = call(200, "a batch", batch_request(file_id))["id"]
+    busy = call(409, "deleting a file a batch reads", {"method": "DELETE", "url": stored})
+    assert busy["error"]["code"] == "file_in_use", busy
+    call(200, "cancelling a batch", {"method": "POST", "url": f"/v1/batches/{running}/cancel"})
+    assert ended(running)["status"] == "cancelled"
+    completed = call(200, "a batch", batch_request(file_id))["id"]
+    assert ended(completed)["status"] == "completed"
+    done = call(409, "cancelling a completed batch", {"method": "POST", "url": f"/v1/batches/{completed}/cancel"})
+    assert done["error"]["code"] == "batch_not_cancellable", done
+    call(200, "the batches", {"method": "GET", "url": "/v1/batches"})
+    other = call(200, "an upload", {**upload_request(), "data": {"purpose": "user_data"}})["id"]
+    call(400, "a batch on a file of another purpose", batch_request(other))
+    for gone in (stored, f"/v1/files/{other}"):
+        call(200, "deleting a file", {"method": "DELETE", "url": gone})
+    call(404, "a batch on a deleted file", batch_request(file_id))
 
 
 def media_model(operation: Operation) -> str | None:
