@@ -257,10 +257,13 @@ def test_a_stored_response_is_read_and_deleted_as_documented(http: httpx.Client)
         _hold(response, operation, f"{method} of a stored response")
 
 
-# A batch's input: two chat lines that decode two tokens each (test_generated_client.py uploads it too).
+# A batch's input (test_generated_client.py uploads it too): four chat lines long enough (up to 24 tokens of
+# counting each) that a batch is still running when the next request, sent at once, tries to delete its file or
+# cancel it.
 BATCH_LINES = [{"custom_id": f"line-{i}", "method": "POST", "url": "/v1/chat/completions",
-                "body": {"model": DEFAULT_MODEL, "messages": [{"role": "user", "content": "Say hello."}],
-                         "max_tokens": 2}} for i in range(2)]
+                "body": {"model": DEFAULT_MODEL, "max_tokens": 24,
+                         "messages": [{"role": "user", "content": "Count from one to fifty in words."}]}}
+               for i in range(4)]
 ENDED = ("completed", "failed", "cancelled", "expired")
 
 
