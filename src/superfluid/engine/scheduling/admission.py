@@ -77,7 +77,6 @@ def place(job: Job, lanes: list[Lane]) -> None:
     _seat(job, lane, keep)
 
 
-
 def _worth(lane: Lane, kept: int, limit: int, spare: bool) -> int:
     """What taking ``lane`` is worth to a prompt of which it holds ``kept`` tokens (``limit``: all it can keep).
     While an empty lane is free (``spare``), a lane that holds only a short start of the prompt (the chat-template
@@ -89,6 +88,7 @@ def _worth(lane: Lane, kept: int, limit: int, spare: bool) -> int:
     if not spare or kept >= limit or kept >= len(lane.tokens) - kept:
         return kept
     return 0
+
 
 def place_solo(job: Job, lane: Lane) -> None:
     """Batch-invariant jobs: the lane of their own context, cleared, so nothing about other traffic (cache
