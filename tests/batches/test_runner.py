@@ -82,7 +82,7 @@ async def _until_ended(state: State, batch_id: str) -> dict[str, Any]:
 def _entries(state: State, file_id: str | None) -> list[dict[str, Any]]:
     if file_id is None:
         return []
-    return [json.loads(line) for line in state.files.path_of(file_id).read_text().splitlines()]
+    return [json.loads(line) for line in (state.files.directory / file_id).read_text().splitlines()]
 
 
 def test_lines_run_capped_on_the_default_model_and_land_in_input_order(tmp_path: Path) -> None:

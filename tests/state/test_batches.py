@@ -90,7 +90,9 @@ def test_a_line_is_counted_when_it_is_recorded_and_finalize_ends_the_batch_at_on
                                       completed_at=21)
         assert done["status"] == "completed" and done["output_file_id"] == "file-out"
         assert await batches.done_lines("batch_1") == set()
-        assert state.files.path_of("file-out").read_bytes() == b'{"n": 0}\n'
+        async with state.files.local_copy("file-out") as path:
+            assert path.read_bytes() == b'{"n": 0}\n'
+        assert not temp.exists()
         assert batch_object(done)["request_counts"] == {"total": 3, "completed": 1, "failed": 1}
 
     _with_state(where, scenario)

@@ -24,6 +24,7 @@ import secrets
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import IO, Any
 
@@ -171,13 +172,15 @@ class BatchRunner:
         elif row["status"] == "cancelling":
             await self._finalize(row, "cancelled")
 
-    def _input_path(self, row: dict[str, Any]) -> Path:
-        return self._state.files.path_of(str(row["input_file_id"]))
+    def _input(self, row: dict[str, Any]) -> AbstractAsyncContextManager[Path]:
+        """The input file on local disk while the context lasts (a copy where the backend keeps it elsewhere)."""
+        return self._state.files.local_copy(str(row["input_file_id"]))
 
     async def _validate(self, row: dict[str, Any]) -> dict[str, Any]:
         store, batch_id = self._state.batches, str(row["id"])
         try:
-            count, errors = await asyncio.to_thread(validate, self._input_path(row))
+            async with self._input(row) as path:
+                count, errors = await asyncio.to_thread(validate, path)
         except OSError as exc:
             count, errors = 0, [{"code": "file_unreadable", "message": f"the input file cannot be read: {exc}",
                                  "param": "input_file_id", "line": None}]
@@ -191,37 +194,37 @@ class BatchRunner:
 
     async def _run_lines(self, row: dict[str, Any], stop: asyncio.Event) -> bool:
         """Run the lines not yet recorded; True if the batch's window closed first."""
-        batch_id = str(row["id"])
-        done = await self._state.batches.done_lines(batch_id)
+        done = await self._state.batches.done_lines(str(row["id"]))
         slots = asyncio.Semaphore(self._in_flight)
         tasks: set[asyncio.Task[None]] = set()
-        lines = read_lines(self._input_path(row))  # a generator: closed below
         expired = False
-        try:
-            while not stop.is_set():
-                line = await asyncio.to_thread(next, lines, None)
-                if line is None:
-                    break
-                if line.index in done:
-                    continue
-                if self.now() >= int(row["expires_at"]):
-                    expired = True
-                    break
-                await slots.acquire()
-                if stop.is_set():
-                    slots.release()
-                    break
-                task = asyncio.create_task(self._line(row, line))
-                tasks.add(task)
-                task.add_done_callback(functools.partial(_line_done, tasks, slots))
-            if tasks:
-                await asyncio.gather(*tasks)
-        except BaseException:
-            for task in tasks:
-                task.cancel()
-            raise
-        finally:
-            lines.close()
+        async with self._input(row) as path:
+            lines = read_lines(path)  # a generator: closed below
+            try:
+                while not stop.is_set():
+                    line = await asyncio.to_thread(next, lines, None)
+                    if line is None:
+                        break
+                    if line.index in done:
+                        continue
+                    if self.now() >= int(row["expires_at"]):
+                        expired = True
+                        break
+                    await slots.acquire()
+                    if stop.is_set():
+                        slots.release()
+                        break
+                    task = asyncio.create_task(self._line(row, line))
+                    tasks.add(task)
+                    task.add_done_callback(functools.partial(_line_done, tasks, slots))
+                if tasks:
+                    await asyncio.gather(*tasks)
+            except BaseException:
+                for task in tasks:
+                    task.cancel()
+                raise
+            finally:
+                lines.close()
         return expired
 
     async def _line(self, row: dict[str, Any], line: BatchLine) -> None:
@@ -249,7 +252,9 @@ class BatchRunner:
         at = self.now()
         if status == "expired":
             done = await store.done_lines(batch_id)
-            for line in await asyncio.to_thread(lambda: list(_unrun(self._input_path(row), done))):
+            async with self._input(row) as path:
+                unrun = await asyncio.to_thread(lambda: list(_unrun(path, done)))
+            for line in unrun:
                 error = {"code": "batch_expired", "message": "the batch's completion window closed before this "
                          "request ran"}
                 await store.record_line(batch_id, LineResult(line.index, False, entry(line, None, None, error)))

@@ -12,7 +12,6 @@ import asyncio
 import json
 import os
 import shutil
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -113,22 +112,13 @@ async def retrieve(file_id: str) -> Response:
 
 
 async def content(file_id: str) -> Response:
-    """The file's bytes. The file is opened before the reply starts, so a delete that lands meanwhile does not cut
-    the download short."""
+    """The file's bytes, streamed from the backend's content store (state/contents.py), opened before the reply
+    starts."""
     found = await _found(file_id)
-    try:
-        handle = await asyncio.to_thread(services().state.files.path_of(found.id).open, "rb")
-    except FileNotFoundError:
-        raise _unknown(file_id) from None
-
-    async def chunks() -> AsyncIterator[bytes]:
-        try:
-            while chunk := await asyncio.to_thread(handle.read, _CHUNK):
-                yield chunk
-        finally:
-            handle.close()
-
-    return StreamingResponse(chunks(), media_type="application/octet-stream",
+    chunks = await services().state.files.open(found.id)
+    if chunks is None:
+        raise _unknown(file_id)
+    return StreamingResponse(chunks, media_type="application/octet-stream",
                              headers={"content-length": str(found.bytes)})
 
 

@@ -35,7 +35,7 @@ class State:
                 raise StateError(f"--state takes a postgresql:// URL; got '{url.split(':', 1)[0]}:...'")
             self.database = PostgresDatabase(url)
         self.responses = ResponseStore(self.database, responses)
-        self.files = FileStore(self.database, sessions_dir / FILES_DIR, files or FileBounds())
+        self.files = FileStore(self.database, self.database.contents(sessions_dir / FILES_DIR), files or FileBounds())
         self.batches = BatchStore(self.database, self.files)
 
     async def open(self) -> None:

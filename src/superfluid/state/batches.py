@@ -173,8 +173,9 @@ class BatchStore:
 
     async def finalize(self, batch_id: str, outputs: Sequence[tuple[Path, StoredFile, str]],
                        **fields: Any) -> dict[str, Any]:
-        """End a batch in one transaction: move each (temp, file record, batch column) into the file store
-        (past the quota), set ``fields`` and the file ids on the batch, and drop its line rows."""
+        """End a batch in one transaction: store each (temp, file record, batch column) in the file store (past
+        the quota), set ``fields`` and the file ids on the batch, and drop its line rows. The temps are gone
+        afterwards."""
 
         def work(conn: sqlite3.Connection) -> dict[str, Any]:
             values = dict(fields)
@@ -187,4 +188,8 @@ class BatchStore:
             conn.execute("DELETE FROM batch_lines WHERE batch_id = ?", (batch_id,))
             return _fetch(conn, "id = ?", (batch_id,))[0]
 
-        return await self._db.write(work)
+        try:
+            return await self._db.write(work)
+        finally:
+            for temp, _record, _column in outputs:
+                temp.unlink(missing_ok=True)

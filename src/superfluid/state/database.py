@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from superfluid.state.contents import Contents, DiskContents
 from superfluid.state.errors import StateError
 from superfluid.state.migrations import MIGRATIONS, Migration, migrate
 
@@ -148,6 +149,11 @@ class Database:
             raise StateError("the sessions database is not open")
         return await asyncio.wrap_future(
             self._reader.submit(lambda conn: in_transaction(conn, work, begin=self.READ_BEGIN)))
+
+    def contents(self, directory: Path) -> Contents:
+        """Where this backend keeps stored files' bytes (state/contents.py): on SQLite, files on local disk
+        under ``directory``, beside the database file."""
+        return DiskContents(self, directory)
 
     def reclaim(self) -> None:
         """Return freed pages to the file system, after the writes queued so far; nobody waits for it."""

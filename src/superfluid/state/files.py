@@ -1,9 +1,9 @@
-"""Uploaded files (``/v1/files``): bytes under ``<sessions>/files/``, metadata rows in the sessions database.
+"""Uploaded files (``/v1/files``): metadata rows in the state database, bytes in the backend's content store
+(state/contents.py: ``<sessions>/files/`` on SQLite, the ``file_contents`` table on PostgreSQL).
 
-An upload is streamed into a temporary file in that directory and fsynced; ``add`` then checks the quota and, in
-one write transaction, renames the bytes into place (``files/<id>``) and inserts the row. A crash before the
-commit leaves at most bytes without a row, which ``prepare`` removes at the next start; a row never names bytes
-that are not on disk. Deleting removes the row first, then the bytes.
+An upload is streamed into a temporary file in the staging directory and fsynced; ``add`` then checks the quota
+and, in one write transaction, adds the row and has the content store place the bytes, so a committed row always
+has its bytes. Deleting removes the row, then (after the commit) whatever bytes the content store keeps apart.
 
 Bounds: ``--files-max-bytes`` (0: none) is checked inside the transaction that stores a file, so concurrent
 uploads cannot pass it together; batch output files are stored past it rather than lose a finished batch's
@@ -14,20 +14,20 @@ ended still reads it. Rows carry an ``owner`` (NULL until API keys exist): a cal
 
 from __future__ import annotations
 
-import os
 import secrets
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from superfluid.errors import Conflict, FilesQuotaExceeded
+from superfluid.state.contents import Contents
 from superfluid.state.database import Database
 
 FILES_DIR = "files"
-TEMP_PREFIX = ".upload-"
 ACTIVE_BATCH = ("validating", "in_progress", "finalizing", "cancelling")
 """Statuses of a batch that still reads its input file."""
 
@@ -63,20 +63,6 @@ def new_file_id() -> str:
     return "file-" + secrets.token_hex(12)
 
 
-def fsync_dir(directory: Path) -> None:
-    """Make a rename in ``directory`` durable (where the platform can open a directory)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def _row(row: tuple[Any, ...]) -> StoredFile:
     return StoredFile(str(row[0]), row[1], int(row[2]), None if row[3] is None else int(row[3]), str(row[4]),
                       str(row[5]), int(row[6]))
@@ -85,35 +71,36 @@ def _row(row: tuple[Any, ...]) -> StoredFile:
 class FileStore:
     """Stored files over the sessions database. Every method takes the caller's ``owner`` (None: no keys)."""
 
-    def __init__(self, db: Database, directory: Path, bounds: FileBounds,
+    def __init__(self, db: Database, contents: Contents, bounds: FileBounds,
                  clock: Callable[[], float] = time.time) -> None:
         self._db = db
-        self.directory = directory
+        self.contents = contents
+        self.directory = contents.directory
         self.bounds = bounds
         self._clock = clock
 
-    def path_of(self, file_id: str) -> Path:
-        return self.directory / file_id
-
     def temp_path(self) -> Path:
-        """A fresh temporary path inside the files directory (same file system: the rename is atomic)."""
-        return self.directory / f"{TEMP_PREFIX}{secrets.token_hex(8)}"
+        """A fresh temporary path in the staging directory, for an upload before ``add``."""
+        return self.contents.temp_path()
 
     def now(self) -> int:
         return int(self._clock())
 
     async def prepare(self) -> int:
-        """Create the directory, remove unfinished uploads and bytes no row names, then prune; returns how many
-        files on disk went."""
-        self.directory.mkdir(parents=True, exist_ok=True)
-        known = set(await self._db.read(lambda conn: [str(r[0]) for r in conn.execute("SELECT id FROM files")]))
-        removed = 0
-        for entry in self.directory.iterdir():
-            if entry.is_file() and entry.name not in known:
-                entry.unlink(missing_ok=True)
-                removed += 1
+        """Create the staging directory, remove what a crash left behind (content store), then prune; returns
+        how many files on disk went."""
+        removed = await self.contents.prepare()
         await self.prune()
         return removed
+
+    async def open(self, file_id: str) -> AsyncIterator[bytes] | None:
+        """A file's bytes as chunks (opened before this returns), or None when they are gone. Callers check the
+        file is theirs and visible first (``get``)."""
+        return await self.contents.open(file_id)
+
+    def local_copy(self, file_id: str) -> AbstractAsyncContextManager[Path]:
+        """A local path holding a file's bytes while the context lasts (the batch runner reads its input so)."""
+        return self.contents.local_copy(file_id)
 
     def expires_at(self, created_at: int, expires_after_s: int | None) -> int | None:
         if expires_after_s is not None:
@@ -121,31 +108,29 @@ class FileStore:
         return created_at + int(self.bounds.expiry_s) if self.bounds.expiry_s > 0 else None
 
     def insert(self, conn: sqlite3.Connection, temp: Path, record: StoredFile, *, quota: bool = True) -> None:
-        """Inside a write transaction: check the quota, move ``temp`` into place and add the row."""
+        """Inside a write transaction: check the quota, add the row and place the bytes staged at ``temp``."""
         if quota and self.bounds.max_bytes > 0:
             used = int(conn.execute("SELECT bytes FROM store_usage WHERE kind = 'files'").fetchone()[0])
             if used + record.bytes > self.bounds.max_bytes:
                 raise FilesQuotaExceeded(
                     f"the file store holds {used} of its {self.bounds.max_bytes} bytes (--files-max-bytes); "
                     f"a file of {record.bytes} bytes does not fit. Delete files to make room.")
-        os.replace(temp, self.path_of(record.id))
-        fsync_dir(self.directory)
         conn.execute(f"INSERT INTO files ({_FIELDS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
                      (record.id, record.owner, record.created_at, record.expires_at, record.filename,
                       record.purpose, record.bytes))
+        self.contents.place(conn, temp, record.id)
 
     async def add(self, temp: Path, *, filename: str, purpose: str, size: int, owner: str | None,
                   expires_after_s: int | None = None) -> StoredFile:
         """Store the fsynced upload at ``temp`` (committed when this returns); FilesQuotaExceeded if it does not
-        fit, and then ``temp`` is removed."""
+        fit. ``temp`` is gone afterwards either way."""
         created = self.now()
         record = StoredFile(new_file_id(), owner, created, self.expires_at(created, expires_after_s), filename,
                             purpose, size)
         try:
             await self._db.write(lambda conn: self.insert(conn, temp, record))
-        except BaseException:
+        finally:
             temp.unlink(missing_ok=True)
-            raise
         await self.prune()
         return record
 
@@ -184,8 +169,8 @@ class FileStore:
         return await self._db.read(work)
 
     async def delete(self, file_id: str, *, owner: str | None = None) -> bool:
-        """Remove a file (row, then bytes); False if the caller has no such file; Conflict while a batch that
-        has not ended reads it."""
+        """Remove a file (its row, and its bytes with or after it); False if the caller has no such file;
+        Conflict while a batch that has not ended reads it."""
 
         def work(conn: sqlite3.Connection) -> bool:
             if self.find(conn, file_id, owner) is None:
@@ -201,7 +186,7 @@ class FileStore:
 
         removed = await self._db.write(work)
         if removed:
-            self.path_of(file_id).unlink(missing_ok=True)
+            self.contents.discard([file_id])
         return removed
 
     async def prune(self) -> int:
@@ -217,8 +202,7 @@ class FileStore:
             return ids
 
         gone = await self._db.write(work)
-        for file_id in gone:
-            self.path_of(file_id).unlink(missing_ok=True)
+        self.contents.discard(gone)
         return len(gone)
 
     async def usage(self) -> tuple[int, int]:

@@ -133,7 +133,19 @@ FILES_AND_BATCHES = Migration(2, "uploaded files, batches and the finished lines
     )""",
 ))
 
-MIGRATIONS: tuple[Migration, ...] = (RESPONSES, FILES_AND_BATCHES)
+FILE_CONTENTS = Migration(3, "stored files' bytes, for the backends that keep them in the database", (
+    # The PostgreSQL backend's content store (state/contents.py): a file's bytes in order, one row per chunk,
+    # inserted in the file row's transaction and deleted with it. SQLite keeps bytes on local disk and leaves
+    # this table empty; it exists there too so both backends have one schema.
+    """CREATE TABLE file_contents (
+        file_id TEXT NOT NULL REFERENCES files (id) ON DELETE CASCADE,
+        chunk INTEGER NOT NULL,
+        data BLOB NOT NULL,
+        PRIMARY KEY (file_id, chunk)
+    )""",
+))
+
+MIGRATIONS: tuple[Migration, ...] = (RESPONSES, FILES_AND_BATCHES, FILE_CONTENTS)
 
 
 def check_order(migrations: tuple[Migration, ...]) -> None:
