@@ -177,3 +177,78 @@ def test_a_busy_server_is_retried_not_recorded(tmp_path: Path, monkeypatch: Any)
         assert row["completed"] == 1 and len(routes.seen) == 1
 
     _run(tmp_path, scenario)
+
+
+async def _ended_within(state: State, batch_id: str, timeout_s: float = 30) -> dict[str, Any]:
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while asyncio.get_running_loop().time() < deadline:
+        row = await state.batches.get(batch_id, any_owner=True)
+        assert row is not None
+        if row["status"] in ("completed", "failed", "cancelled", "expired"):
+            return row
+        await asyncio.sleep(0.02)
+    raise AssertionError("the batch did not end")
+
+
+def test_two_runners_on_one_state_run_a_batch_once(tmp_path: Path) -> None:
+    """Two servers sharing one state both find the batch at start-up; the lease lets only one run it."""
+    async def scenario(state: State, routes: Routes) -> None:
+        batch_id = await _batch(state, [_line(i) for i in range(6)])
+        other_routes = Routes()
+        runners = [BatchRunner(state, routes, default_model=lambda: "m"),
+                   BatchRunner(state, other_routes, default_model=lambda: "m")]
+        for runner in runners:
+            await runner.start()
+        row = await _ended_within(state, batch_id)
+        for runner in runners:
+            await runner.close()
+        assert row["status"] == "completed" and row["completed"] == 6
+        assert sorted(len(r.seen) for r in (routes, other_routes)) == [0, 6]
+
+    _run(tmp_path, scenario)
+
+
+def test_a_dead_runners_batch_is_taken_over_when_its_lease_lapses(tmp_path: Path) -> None:
+    """The first runner stalls on a line and never renews (as a killed server); the second takes the batch over
+    once the lease lapses, and the stalled line, when it comes back, is not recorded."""
+    async def scenario(state: State, routes: Routes) -> None:
+        routes.gate = asyncio.Event()
+        batch_id = await _batch(state, [_line(i) for i in range(4)])
+        stalled = BatchRunner(state, routes, default_model=lambda: "m", lines_in_flight=1, lease_s=1,
+                              renew_s=3600)
+        await stalled.start()
+        while not routes.seen:
+            await asyncio.sleep(0.01)
+        survivor_routes = Routes()
+        survivor = BatchRunner(state, survivor_routes, default_model=lambda: "m", lease_s=1, renew_s=0.05)
+        await survivor.start()
+        row = await _ended_within(state, batch_id)
+        routes.gate.set()  # the stalled line finishes after the batch ended elsewhere
+        await asyncio.sleep(0.2)
+        after = await state.batches.get(batch_id, any_owner=True)
+        await stalled.close()
+        await survivor.close()
+        assert row["status"] == "completed" and sorted(b["input"] for _, b in survivor_routes.seen) == [0, 1, 2, 3]
+        assert after is not None and (after["completed"], after["failed"]) == (4, 0)  # nothing counted twice
+        assert len(_entries(state, row["output_file_id"])) == 4
+
+    _run(tmp_path, scenario)
+
+
+def test_a_runner_that_stops_cleanly_hands_its_batch_over_at_once(tmp_path: Path) -> None:
+    async def scenario(state: State, routes: Routes) -> None:
+        routes.gate = asyncio.Event()
+        batch_id = await _batch(state, [_line(i) for i in range(3)])
+        first = BatchRunner(state, routes, default_model=lambda: "m", lines_in_flight=1)
+        await first.start()
+        while not routes.seen:
+            await asyncio.sleep(0.01)
+        await first.close()  # the 20 s lease is released, not left to lapse
+        second_routes = Routes()
+        second = BatchRunner(state, second_routes, default_model=lambda: "m")
+        await second.start()
+        row = await _ended_within(state, batch_id, timeout_s=10)
+        await second.close()
+        assert row["status"] == "completed" and len(second_routes.seen) == 3
+
+    _run(tmp_path, scenario)

@@ -11,6 +11,12 @@ stops the same way and ends ``expired``, each line that never ran in the error f
 
 A server that stops (or is killed) mid-batch resumes it at start-up: lines already recorded are skipped, the
 rest run, so none runs twice (a line is recorded once, with its result) and none is lost.
+
+Several servers on one state (a fleet on PostgreSQL, or on one SQLite directory) each run batches, so a runner
+claims a batch before running it: a lease (``LEASE_S``) it renews every ``RENEW_S`` while the batch runs, and
+gives up when it stops cleanly. Every ``RENEW_S`` a runner also picks up the batches nobody holds: new ones,
+and those of a server that died (its lease lapsed), which it resumes as above. A runner that finds its lease
+taken stops that batch at once; a batch that ended is never finalized twice (state/batches.py).
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from superfluid.batches.dispatch import Dispatch, Reply
 from superfluid.batches.input import BatchLine, read_lines, validate
 from superfluid.errors import InvalidRequest
 from superfluid.state import State, StoredFile
-from superfluid.state.batches import LineResult
+from superfluid.state.batches import BatchTaken, LineResult
 from superfluid.state.files import new_file_id
 
 log = logging.getLogger(__name__)
@@ -48,6 +54,9 @@ _LIMIT_FIELDS = {"/v1/chat/completions": ("max_completion_tokens", "max_tokens")
 _RETRY_STATUSES = (429,)
 _RETRY_FIRST_S = 1.0
 _RETRY_MAX_S = 30.0
+LEASE_S = 20
+"""Seconds a runner's claim on a batch lasts unless renewed: how long a dead server's batch waits for another."""
+RENEW_S = 5.0
 
 
 def line_body(line: BatchLine, default_model: str) -> dict[str, Any]:
@@ -80,7 +89,10 @@ def entry(line: BatchLine, status: int | None, body: Any, error: dict[str, str] 
 
 class BatchRunner:
     def __init__(self, state: State, dispatch: Dispatch, *, default_model: Callable[[], str],
-                 lines_in_flight: int = 4, clock: Callable[[], float] = time.time) -> None:
+                 lines_in_flight: int = 4, clock: Callable[[], float] = time.time,
+                 lease_s: int = LEASE_S, renew_s: float = RENEW_S) -> None:
+        self.runner_id = "runner_" + secrets.token_hex(8)
+        self._lease_s, self._renew_s = lease_s, renew_s
         self._state = state
         self._dispatch = dispatch
         self._default_model = default_model
@@ -92,22 +104,48 @@ class BatchRunner:
         self._side: set[asyncio.Task[None]] = set()
         self._wake = asyncio.Event()
         self._loop_task: asyncio.Task[None] | None = None
+        self._lease_task: asyncio.Task[None] | None = None
 
     def now(self) -> int:
         return int(self._clock())
 
     async def start(self) -> None:
-        """Pick up every batch that had not ended, in creation order."""
-        for row in await self._state.batches.unfinished():
-            self._waiting.append(str(row["id"]))
+        """Pick up every batch that had not ended and no live runner holds, in creation order."""
+        self._waiting.extend(await self._state.batches.claimable(self.runner_id, now=self.now()))
         self._loop_task = asyncio.create_task(self._schedule(), name="superfluid-batches")
+        self._lease_task = asyncio.create_task(self._keep_leases(), name="superfluid-batch-leases")
 
     async def close(self) -> None:
-        """Stop scheduling and cancel the lines in flight (they run again at the next start)."""
-        tasks = [t for t in (self._loop_task, *self._running.values(), *self._side) if t is not None]
+        """Stop scheduling, cancel the lines in flight (they run again at the next start, here or on another
+        server) and give up this runner's leases."""
+        tasks = [t for t in (self._loop_task, self._lease_task, *self._running.values(), *self._side)
+                 if t is not None]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        try:
+            await self._state.batches.release(self.runner_id)
+        except Exception:  # the leases lapse by themselves
+            log.warning("could not release the batch leases of %s", self.runner_id, exc_info=True)
+
+    async def _keep_leases(self) -> None:
+        """Every ``renew_s``: renew the leases of the batches running here (stopping one whose lease another
+        runner took, or that another server marked cancelling), then queue the batches nobody holds."""
+        while True:
+            await asyncio.sleep(self._renew_s)
+            try:
+                held = await self._state.batches.renew(self.runner_id, list(self._running),
+                                                       until=self.now() + self._lease_s)
+                for batch_id, task in list(self._running.items()):
+                    if batch_id not in held:
+                        log.warning("batch %s: another server took its lease; stopping it here", batch_id)
+                        task.cancel()
+                    elif held[batch_id] == "cancelling" and batch_id in self._stopping:
+                        self._stopping[batch_id].set()
+                for batch_id in await self._state.batches.claimable(self.runner_id, now=self.now()):
+                    self.submit(batch_id)
+            except Exception:
+                log.warning("batch leases: this round failed; the next one tries again", exc_info=True)
 
     def submit(self, batch_id: str) -> None:
         """Queue a new batch (once: a batch already waiting or running is not queued again)."""
@@ -144,11 +182,17 @@ class BatchRunner:
 
     async def _run(self, batch_id: str) -> None:
         try:
+            now = self.now()
+            if not await self._state.batches.claim(batch_id, self.runner_id, now=now, until=now + self._lease_s):
+                return  # another server runs it, or it ended
             await self._advance(batch_id)
         except asyncio.CancelledError:
             raise
+        except BatchTaken:
+            log.warning("batch %s: another server took its lease; stopping it here", batch_id)
         except Exception:
-            log.exception("batch %s stopped; it resumes at the next start", batch_id)
+            log.exception("batch %s stopped; it resumes at the next start, or on another server sharing this "
+                          "state once its lease lapses", batch_id)
 
     async def _advance(self, batch_id: str) -> None:
         store = self._state.batches
@@ -231,7 +275,7 @@ class BatchRunner:
         if line.body.get("stream"):
             error = InvalidRequest("stream is not supported in a batch; leave it out", param="body.stream")
             result = LineResult(line.index, False, entry(line, 400, error.openai_body()))
-            await self._state.batches.record_line(str(row["id"]), result)
+            await self._state.batches.record_line(str(row["id"]), result, runner=self.runner_id)
             return
         body = line_body(line, self._default_model())
         wait = _RETRY_FIRST_S
@@ -244,7 +288,8 @@ class BatchRunner:
         inputs, outputs = usage_of(reply)
         ok = 200 <= reply.status < 300
         result = LineResult(line.index, ok, entry(line, reply.status, reply.body))
-        await self._state.batches.record_line(str(row["id"]), result, input_tokens=inputs, output_tokens=outputs)
+        await self._state.batches.record_line(str(row["id"]), result, input_tokens=inputs, output_tokens=outputs,
+                                              runner=self.runner_id)
 
     async def _finalize(self, row: dict[str, Any], status: str) -> None:
         """Write the output and error files and end the batch in ``status``."""
@@ -257,7 +302,8 @@ class BatchRunner:
             for line in unrun:
                 error = {"code": "batch_expired", "message": "the batch's completion window closed before this "
                          "request ran"}
-                await store.record_line(batch_id, LineResult(line.index, False, entry(line, None, None, error)))
+                await store.record_line(batch_id, LineResult(line.index, False, entry(line, None, None, error)),
+                                        runner=self.runner_id)
         outputs = await self._write_outputs(batch_id, str(row["owner"]) if row["owner"] is not None else None)
         await store.finalize(batch_id, outputs, status=status, **{f"{status}_at": at})
         log.info("batch %s %s", batch_id, status)

@@ -19,6 +19,7 @@ from typing import Any
 
 from superfluid.errors import InvalidRequest, NotFound, RateLimited
 from superfluid.state.database import Database
+from superfluid.state.errors import StateError
 from superfluid.state.files import ACTIVE_BATCH, FileStore, StoredFile
 
 BATCH_COLUMNS = ("id", "owner", "created_at", "status", "endpoint", "input_file_id", "completion_window",
@@ -29,6 +30,10 @@ _SELECT = "SELECT " + ", ".join(BATCH_COLUMNS) + " FROM batches"
 _TIMESTAMPS = ("created_at", "in_progress_at", "expires_at", "finalizing_at", "completed_at", "failed_at",
                "expired_at", "cancelling_at", "cancelled_at")
 _QUEUE_RETRY_S = 30.0
+
+
+class BatchTaken(StateError):
+    """A runner's lease on a batch was taken by another runner (or the batch ended) while it ran a line."""
 
 
 def new_batch_id() -> str:
@@ -126,6 +131,44 @@ class BatchStore:
         marks = ", ".join("?" for _ in ACTIVE_BATCH)
         return await self._db.read(lambda conn: _fetch(conn, f"status IN ({marks}) ORDER BY seq", ACTIVE_BATCH))
 
+    async def claimable(self, runner: str, *, now: int) -> list[str]:
+        """Batches that have not ended and that ``runner`` may pick up: never claimed, or another runner's
+        whose lease lapsed or was released. (One ``runner`` itself gave up on waits for another runner.)"""
+        marks = ", ".join("?" for _ in ACTIVE_BATCH)
+        rows = await self._db.read(lambda conn: conn.execute(
+            f"SELECT id FROM batches WHERE status IN ({marks}) AND (runner IS NULL OR (runner <> ? AND "
+            "(lease_until IS NULL OR lease_until <= ?))) ORDER BY seq", (*ACTIVE_BATCH, runner, now)).fetchall())
+        return [str(r[0]) for r in rows]
+
+    async def claim(self, batch_id: str, runner: str, *, now: int, until: int) -> bool:
+        """Take the lease of a batch that has not ended for ``runner`` until ``until``; False when another
+        runner's lease still holds it (or it ended)."""
+        marks = ", ".join("?" for _ in ACTIVE_BATCH)
+        return await self._db.write(lambda conn: conn.execute(
+            f"UPDATE batches SET runner = ?, lease_until = ? WHERE id = ? AND status IN ({marks}) AND "
+            "(runner IS NULL OR runner = ? OR lease_until IS NULL OR lease_until <= ?)",
+            (runner, until, batch_id, *ACTIVE_BATCH, runner, now)).rowcount == 1)
+
+    async def renew(self, runner: str, batch_ids: Sequence[str], *, until: int) -> dict[str, str]:
+        """Extend ``runner``'s leases on ``batch_ids``; returns the status of each it still holds."""
+        if not batch_ids:
+            return {}
+        marks = ", ".join("?" for _ in batch_ids)
+
+        def work(conn: sqlite3.Connection) -> dict[str, str]:
+            conn.execute(f"UPDATE batches SET lease_until = ? WHERE runner = ? AND id IN ({marks})",
+                         (until, runner, *batch_ids))
+            rows = conn.execute(f"SELECT id, status FROM batches WHERE runner = ? AND id IN ({marks})",
+                                (runner, *batch_ids))
+            return {str(r[0]): str(r[1]) for r in rows}
+
+        return await self._db.write(work)
+
+    async def release(self, runner: str) -> None:
+        """Give up ``runner``'s leases (a server that stops cleanly): another runner may take them at once."""
+        await self._db.write(lambda conn: conn.execute(
+            "UPDATE batches SET lease_until = NULL WHERE runner = ?", (runner,)))
+
     async def update(self, batch_id: str, *, when_status: Sequence[str] = (), **fields: Any) -> dict[str, Any] | None:
         """Set columns of a batch (only while its status is one of ``when_status``, if given); returns the row
         after, or None when the status did not allow it."""
@@ -146,10 +189,15 @@ class BatchStore:
         return await self._db.write(work)
 
     async def record_line(self, batch_id: str, result: LineResult, *, input_tokens: int = 0,
-                          output_tokens: int = 0) -> None:
-        """Commit one finished line and count it, together."""
+                          output_tokens: int = 0, runner: str | None = None) -> None:
+        """Commit one finished line and count it, together; with ``runner``, only while that runner holds the
+        batch and it has not ended (BatchTaken otherwise: a stalled server whose lease another one took)."""
 
         def work(conn: sqlite3.Connection) -> None:
+            if runner is not None:
+                row = conn.execute("SELECT runner, status FROM batches WHERE id = ?", (batch_id,)).fetchone()
+                if row is None or row[0] != runner or row[1] not in ACTIVE_BATCH:
+                    raise BatchTaken(f"batch {batch_id} is no longer held by {runner}")
             conn.execute("INSERT INTO batch_lines (batch_id, line, ok, result) VALUES (?, ?, ?, ?)",
                          (batch_id, result.line, 1 if result.ok else 0, result.entry))
             column = "completed" if result.ok else "failed"
@@ -174,10 +222,13 @@ class BatchStore:
     async def finalize(self, batch_id: str, outputs: Sequence[tuple[Path, StoredFile, str]],
                        **fields: Any) -> dict[str, Any]:
         """End a batch in one transaction: store each (temp, file record, batch column) in the file store (past
-        the quota), set ``fields`` and the file ids on the batch, and drop its line rows. The temps are gone
-        afterwards."""
+        the quota), set ``fields`` and the file ids on the batch, and drop its line rows; a batch that already
+        ended stays as it is. The temps are gone afterwards."""
 
         def work(conn: sqlite3.Connection) -> dict[str, Any]:
+            current = _fetch(conn, "id = ?", (batch_id,))[0]
+            if current["status"] not in ACTIVE_BATCH:  # another runner ended it first: keep its files
+                return current
             values = dict(fields)
             for temp, record, column in outputs:
                 self._files.insert(conn, temp, record, quota=False)

@@ -145,7 +145,14 @@ FILE_CONTENTS = Migration(3, "stored files' bytes, for the backends that keep th
     )""",
 ))
 
-MIGRATIONS: tuple[Migration, ...] = (RESPONSES, FILES_AND_BATCHES, FILE_CONTENTS)
+BATCH_LEASES = Migration(4, "which runner holds a batch, and until when", (
+    # Several servers on one state (a fleet) each run batches: a runner claims a batch before running it and
+    # renews the lease while it runs; a batch whose lease lapsed (its server died) is free for any runner.
+    "ALTER TABLE batches ADD COLUMN runner TEXT",
+    "ALTER TABLE batches ADD COLUMN lease_until INTEGER",
+))
+
+MIGRATIONS: tuple[Migration, ...] = (RESPONSES, FILES_AND_BATCHES, FILE_CONTENTS, BATCH_LEASES)
 
 
 def check_order(migrations: tuple[Migration, ...]) -> None:
