@@ -12,7 +12,7 @@ import pytest
 
 from superfluid.errors import InvalidRequest, NotFound, RateLimited
 from superfluid.state import Bounds, State, StoredFile
-from superfluid.state.batches import LineResult, batch_object
+from superfluid.state.batches import BatchTaken, LineResult, batch_object
 from tests.state.conftest import Where
 
 T = TypeVar("T")
@@ -94,5 +94,48 @@ def test_a_line_is_counted_when_it_is_recorded_and_finalize_ends_the_batch_at_on
             assert path.read_bytes() == b'{"n": 0}\n'
         assert not temp.exists()
         assert batch_object(done)["request_counts"] == {"total": 3, "completed": 1, "failed": 1}
+
+    _with_state(where, scenario)
+
+
+def test_a_lease_lets_one_runner_hold_a_batch_until_it_lapses_or_is_released(where: Where) -> None:
+    async def scenario(state: State) -> None:
+        batches = state.batches
+        await batches.create(_row("batch_1", await _file(state)), max_waiting=5)
+        assert await batches.claimable("r1", now=100) == ["batch_1"]
+        assert await batches.claim("batch_1", "r1", now=100, until=120)
+        assert not await batches.claim("batch_1", "r2", now=110, until=130)  # r1's lease holds
+        assert await batches.claimable("r2", now=110) == [] and await batches.claimable("r1", now=110) == []
+        assert await batches.renew("r1", ["batch_1"], until=140) == {"batch_1": "validating"}
+        assert await batches.claimable("r2", now=130) == []
+        assert await batches.claimable("r2", now=140) == ["batch_1"]  # lapsed
+        assert await batches.claim("batch_1", "r2", now=140, until=160)
+        assert await batches.renew("r1", ["batch_1"], until=170) == {}  # r1 lost it
+        with pytest.raises(BatchTaken):
+            await batches.record_line("batch_1", LineResult(0, True, "{}"), runner="r1")
+        await batches.record_line("batch_1", LineResult(0, True, "{}"), runner="r2")
+        await batches.release("r2")
+        assert await batches.claimable("r3", now=141) == ["batch_1"]  # released: free at once
+        await batches.update("batch_1", status="completed")
+        assert not await batches.claim("batch_1", "r3", now=141, until=160)  # an ended batch is nobody's
+        with pytest.raises(BatchTaken):
+            await batches.record_line("batch_1", LineResult(1, True, "{}"), runner="r2")
+        row = await batches.get("batch_1", any_owner=True)
+        assert row is not None and row["completed"] == 1
+
+    _with_state(where, scenario)
+
+
+def test_finalize_leaves_a_batch_that_already_ended_as_it_is(where: Where) -> None:
+    async def scenario(state: State) -> None:
+        batches = state.batches
+        await batches.create(_row("batch_1", await _file(state)), max_waiting=5)
+        await batches.update("batch_1", status="completed", output_file_id="file-first")
+        temp = state.files.temp_path()
+        temp.write_bytes(b"{}\n")
+        record = StoredFile("file-second", None, 20, None, "batch_1_output.jsonl", "batch_output", 3)
+        done = await batches.finalize("batch_1", [(temp, record, "output_file_id")], status="completed")
+        assert done["output_file_id"] == "file-first" and not temp.exists()
+        assert await state.files.get("file-second") is None
 
     _with_state(where, scenario)
