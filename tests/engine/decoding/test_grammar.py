@@ -16,6 +16,7 @@ import pytest
 from superfluid.engine.decoding import grammar
 from superfluid.engine.decoding.grammar import (
     ANY_JSON_OBJECT,
+    PRISTINE_MATCHERS,
     Constraint,
     GrammarState,
     LazyGrammar,
@@ -286,3 +287,16 @@ def test_all_of_branches_merge_into_one_object() -> None:
     schema = {"allOf": [{"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]},
                         {"type": "object", "properties": {"b": {"type": "integer"}}, "required": ["b"]}]}
     assert _accepts(Constraint.for_schema(schema), '{"a": 1, "b": 2}')
+
+
+def test_a_grammar_is_prepared_once_and_each_state_is_its_own() -> None:
+    """The second state of a grammar is a copy of a kept matcher: advancing one leaves the next fresh."""
+    tokenizer = grammar_tokenizer()
+    grammar = compile_constraint(Constraint(lark='start: "yes" | "no"'))
+    first = tokenizer.state(grammar)
+    assert tokenizer._pristine[grammar] is not first.matcher
+    assert accepts(first, "yes")
+    assert accepts(tokenizer.state(grammar), "no")
+    for n in range(PRISTINE_MATCHERS + 1):
+        tokenizer.state(compile_constraint(Constraint(lark=f'start: "v{n}"')))
+    assert grammar not in tokenizer._pristine and len(tokenizer._pristine) == PRISTINE_MATCHERS

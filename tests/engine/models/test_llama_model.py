@@ -15,6 +15,8 @@ class _VocabOnly:
     """The vocabulary half of a LlamaModel, enough for its tokenizing methods."""
 
     tokenize = LlamaModel.tokenize
+    _tokenize = LlamaModel._tokenize
+    splitter = LlamaModel.splitter
     piece = LlamaModel.piece
     control_token = LlamaModel.control_token
 

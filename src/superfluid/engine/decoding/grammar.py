@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import functools
 import json
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -154,16 +156,40 @@ def compile_constraint(constraint: Constraint) -> str:
         raise
 
 
+PRISTINE_MATCHERS = 64
+"""Unused matchers kept per model, one per recent grammar, to copy from."""
+
+
 class GrammarTokenizer:
-    """llguidance's view of one model's vocabulary (built once per model, ~0.25 s)."""
+    """llguidance's view of one model's vocabulary (built once per model, ~0.25 s).
+
+    Building a matcher parses and prepares its grammar: about a millisecond for a small schema, over a second for
+    a schema of thousands of branches, each time. Copying one costs about 0.1 ms whatever its size. So the
+    matcher of each recent grammar is kept unused (``PRISTINE_MATCHERS``, least recently used out) and every
+    lane gets a copy: a schema sent with every request is prepared once.
+    """
 
     def __init__(self, vocab: llama_cpp.llama_vocab_p, n_vocab: int, eog: tuple[int, ...]) -> None:
         self.n_vocab = n_vocab
         self.tokenizer = llguidance.llamacpp.lltokenizer_from_vocab(vocab, eos_token=list(eog) or None)
         self._mask_words = (n_vocab + 31) // 32
+        self._pristine: OrderedDict[str, llguidance.LLMatcher] = OrderedDict()
+        self._lock = threading.Lock()  # requests are prepared on several threads
 
     def state(self, grammar: str) -> GrammarState:
-        return GrammarState(llguidance.LLMatcher(self.tokenizer, grammar), self.n_vocab, self._mask_words)
+        with self._lock:
+            pristine = self._pristine.get(grammar)
+            if pristine is not None:
+                self._pristine.move_to_end(grammar)
+        if pristine is None:
+            pristine = llguidance.LLMatcher(self.tokenizer, grammar)
+            if pristine.is_error():
+                return GrammarState(pristine, self.n_vocab, self._mask_words)
+            with self._lock:
+                self._pristine[grammar] = pristine
+                while len(self._pristine) > PRISTINE_MATCHERS:
+                    self._pristine.popitem(last=False)
+        return GrammarState(pristine.deep_copy(), self.n_vocab, self._mask_words)
 
 
 class GrammarState:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import functools
 import logging
 import os
 from dataclasses import dataclass
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import llama_cpp
 
+from superfluid.engine.models.special_split import PART_CHARS, SpecialSplitter
 from superfluid.errors import EngineFailure
 from superfluid.settings import KvOverride
 
@@ -255,7 +257,33 @@ class LlamaModel:
     def token_text(self, token: int) -> str:
         return _token_text(self.vocab, token)
 
-    def tokenize(self, text: str, *, add_special: bool, parse_special: bool) -> list[int]:
+    def tokenize(self, text: str, *, add_special: bool, parse_special: bool,
+                 stop_after: int | None = None) -> list[int]:
+        """``text``'s tokens. A long text read for special tokens is tokenized in parts (engine/models/
+        special_split.py), and with ``stop_after`` the count may stop early, once past that many tokens."""
+        if add_special or not parse_special or len(text) <= 2 * PART_CHARS:
+            return self._tokenize(text, add_special, parse_special)
+        tokens: list[int] = []
+        for part in self.splitter.parts(text):
+            tokens += self._tokenize(part, False, True)
+            if stop_after is not None and len(tokens) > stop_after:
+                break
+        return tokens
+
+    @functools.cached_property
+    def splitter(self) -> SpecialSplitter:
+        """Where this vocabulary's texts may be cut for tokenizing (built on first use: a pass over the vocabulary)."""
+        specials = []
+        special = llama_cpp.LLAMA_TOKEN_ATTR_CONTROL | llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED
+        special |= llama_cpp.LLAMA_TOKEN_ATTR_UNKNOWN
+        for token in range(int(llama_cpp.llama_vocab_n_tokens(self.vocab))):
+            attr = int(llama_cpp.llama_vocab_get_attr(self.vocab, token))
+            if attr & special:
+                text = (llama_cpp.llama_vocab_get_text(self.vocab, token) or b"").decode("utf-8", "replace")
+                specials.append((text, bool(attr & llama_cpp.LLAMA_TOKEN_ATTR_LSTRIP)))
+        return SpecialSplitter(specials)
+
+    def _tokenize(self, text: str, add_special: bool, parse_special: bool) -> list[int]:
         data = text.encode("utf-8")
         capacity = len(data) + 16
         buf = (llama_cpp.llama_token * capacity)()

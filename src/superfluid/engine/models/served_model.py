@@ -198,7 +198,8 @@ class ServedModel:
                 self._check_prefill(request, opened=rendered.starts_in_reasoning)
                 text += prompt.prefill
             self._refuse_overlong(len(text), "messages", check_window)
-            tokens = self.llama.tokenize(text, add_special=False, parse_special=True)
+            tokens = self.llama.tokenize(text, add_special=False, parse_special=True,
+                                         stop_after=self.n_ctx if check_window else None)
             bos = self._bos()
             if bos is not None and (not tokens or tokens[0] != bos):
                 tokens.insert(0, bos)
@@ -216,8 +217,10 @@ class ServedModel:
         if not prepared.tokens:
             raise InvalidRequest("the prompt is empty", param="prompt")
         if check_window and len(prepared.tokens) >= self.n_ctx:
+            counted = len(prepared.tokens)  # past the window, counting may have stopped early
             raise ContextLengthExceeded(
-                f"the prompt is {len(prepared.tokens)} tokens; this model's context window is {self.n_ctx} "
+                f"the prompt is {counted}{' or more' if counted > self.n_ctx else ''} tokens; this model's "
+                f"context window is {self.n_ctx} "
                 "tokens, and at least one must be left for the reply",
                 param="messages" if isinstance(prompt, ChatPrompt) else "prompt",
             )
