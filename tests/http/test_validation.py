@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from superfluid.http.validation import OFFLOAD_BODY_BYTES
 from superfluid.settings import Settings
 from tests.conftest import app_client
 
@@ -203,3 +204,14 @@ def test_parse_body_counts_depth_by_walking_only_when_it_could_be_too_deep() -> 
     with pytest.raises(InvalidRequest):
         parse_body(b'{"a": [[[[1]]]]}', 4)
     assert not nesting_depth_exceeds({"a": [[1]]}, 3) and nesting_depth_exceeds({"a": [[[1]]]}, 3)
+
+
+def test_a_big_body_is_validated_in_a_worker_process_with_the_same_answer(roomy_app: TestClient) -> None:
+    """Past OFFLOAD_BODY_BYTES the schema check runs in a worker process: same status, message and field."""
+    small = _valid_chat(messages=[{"role": "user", "content": "hi"}, {"role": "user", "content": 5}])
+    big = _valid_chat(messages=[{"role": "user", "content": "x" * OFFLOAD_BODY_BYTES},
+                                {"role": "user", "content": 5}])
+    answers = [_error(roomy_app.post(CHAT, json=body)) for body in (small, big)]
+    assert answers[0] == answers[1] and answers[0]["param"] == "messages[1].content"
+    valid = roomy_app.post(CHAT, json=_valid_chat(messages=[{"role": "user", "content": "x" * OFFLOAD_BODY_BYTES}]))
+    assert valid.status_code == 404 and _error(valid)["param"] == "model"  # valid: the handler ran

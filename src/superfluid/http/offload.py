@@ -9,29 +9,65 @@ preparation (docs/limits.md has the figures).
 
 The pool is bounded (``--prepare-workers``): more big requests at once wait for a worker instead of each
 taking a core from the engine.
+
+Validating a big body against its schema is the one step that stays in pure Python for long (jsonschema walks
+every item: 20,000 messages take most of a second), and a thread doing that holds the GIL in 5 ms turns: the
+engine thread, which takes the GIL back after every call into llama.cpp, then waits at each of them (two
+streams' time per token went from ~40 ms to ~300 ms beside one such thread on a loaded 2-core machine, against
+~90 ms beside a whole other process burning a core). So big bodies are validated in worker *processes*
+(``check_in_process``), started with the pool, each with its own GIL; the thread only parses. A worker process
+that dies is replaced, and that body is validated on the thread instead.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import multiprocessing
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
+log = logging.getLogger(__name__)
+
 
 class Offload:
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, *, processes: bool = True) -> None:
         self.workers = max(1, workers)
         self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="prepare")
+        self._apart = processes
+        self._processes: ProcessPoolExecutor | None = None
+        """Started on the first call that needs it (a server that never sees a big body never starts one)."""
+
+    def _start_processes(self) -> ProcessPoolExecutor:
+        # spawn, not fork: the server process holds llama.cpp's threads and model memory.
+        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` on a worker thread; its exception, if any, raises here."""
         return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
 
+    async def run_apart(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in a worker process (picklable arguments and result), or on a worker thread when the
+        process pool is off or broke (it is restarted for the next call)."""
+        if self._apart:
+            if self._processes is None:
+                self._processes = self._start_processes()
+            try:
+                return await asyncio.get_running_loop().run_in_executor(self._processes, fn, *args)
+            except BrokenProcessPool:
+                log.warning("a request-preparation worker process died; the next big request starts another")
+                self._processes.shutdown(wait=False, cancel_futures=True)
+                self._processes = None
+        return await self.run(fn, *args)
+
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
+        if self._processes is not None:
+            self._processes.shutdown(wait=False, cancel_futures=True)
 
 
 def offload_of(scope: Mapping[str, Any]) -> Offload | None:

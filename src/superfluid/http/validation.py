@@ -1,9 +1,9 @@
 """Request-body validation that reports failures as typed errors naming the offending field.
 
 The body is parsed once, here: the parsed object is kept in the request scope (``PARSED_BODY``) for handlers
-that read it from there instead of parsing it again. Bodies of ``OFFLOAD_BODY_BYTES`` or more are parsed and
-validated on a worker thread (http/offload.py). Nesting deeper than ``--max-json-depth`` is a 400, and a value
-quoted in an error message is cut to a few hundred characters.
+that read it from there instead of parsing it again. Bodies of ``OFFLOAD_BODY_BYTES`` or more are parsed on a
+worker thread and validated in a worker process (http/offload.py). Nesting deeper than ``--max-json-depth`` is
+a 400, and a value quoted in an error message is cut to a few hundred characters.
 """
 
 from __future__ import annotations
@@ -154,12 +154,46 @@ class _SameSchema:
 
 
 @functools.lru_cache(maxsize=1024)
-def _prepared(key: _SameSchema) -> tuple[dict[str, Any], Any]:
-    """The schema as validated (nullable alternatives made explicit) and its validator, built once per
-    operation: rewriting the chat schema and building a validator on every request cost the event loop about
-    a millisecond each time."""
+def _prepared(key: _SameSchema) -> tuple[dict[str, Any], Any, str]:
+    """The schema as validated (nullable alternatives made explicit), its validator, and its JSON text (what a
+    worker process gets), built once per operation: rewriting the chat schema and building a validator on every
+    request cost the event loop about a millisecond each time."""
     schema = _null_alternatives(key.schema)
-    return schema, Draft4RequestValidator(schema, format_checker=Draft4Validator.FORMAT_CHECKER)
+    return schema, _validator_of(schema), json.dumps(schema)
+
+
+def _validator_of(schema: dict[str, Any]) -> Any:
+    return Draft4RequestValidator(schema, format_checker=Draft4Validator.FORMAT_CHECKER)
+
+
+@functools.lru_cache(maxsize=64)
+def _validator_from_text(schema_text: str) -> Any:
+    return _validator_of(json.loads(schema_text))
+
+
+def check_apart(schema_text: str, raw: bytes, max_depth: int) -> tuple[str, str | None] | None:
+    """In a worker process (http/offload.py): validate a body the server has parsed already; the first error as
+    (message, param), or None."""
+    body = parse_body(raw, max_depth)
+    error = body_error(_validator_from_text(schema_text), stand_in(body) if len(raw) > LONG_TEXT else body)
+    return None if error is None else (error.message, error.param)
+
+
+def body_error(validator: Any, body: Any) -> InvalidRequest | None:
+    """The error to report for a body, naming the field of the first failure (None when the body is valid)."""
+    if not isinstance(body, dict):
+        return InvalidRequest("request body must be a JSON object")
+    errors = sorted(validator.iter_errors(body), key=lambda e: len(list(e.absolute_path)))
+    if not errors:
+        return None
+    first = _deepest(errors[0])
+    param = _field_path(first) or _field_path(errors[0])
+    where = f" ({param})" if param else ""
+    if first.validator == "required" and param:
+        message = f"missing required field '{param}'"
+    else:
+        message = f"invalid value{where}: {shorten(first.message, MESSAGE_VALUE_CHARS)}"
+    return InvalidRequest(message, param=param)
 
 
 class TypedJSONBodyValidator(JSONRequestBodyValidator):  # type: ignore[misc]
@@ -167,7 +201,7 @@ class TypedJSONBodyValidator(JSONRequestBodyValidator):  # type: ignore[misc]
     request; the schema it validates against and the jsonschema validator are made once per operation."""
 
     def __init__(self, *, schema: dict[str, Any], **kwargs: Any) -> None:
-        rewritten, self._built = _prepared(_SameSchema(schema))
+        rewritten, self._built, self._schema_text = _prepared(_SameSchema(schema))
         super().__init__(schema=rewritten, **kwargs)
 
     @property
@@ -189,7 +223,16 @@ class TypedJSONBodyValidator(JSONRequestBodyValidator):  # type: ignore[misc]
         raw = b"".join(m.get("body", b"") for m in messages)
         depth = _max_depth(scope)
         pool = offload_of(scope) if len(raw) >= OFFLOAD_BODY_BYTES else None
-        body = await pool.run(self._parsed, raw, depth) if pool is not None else self._parsed(raw, depth)
+        if pool is None:
+            body = self._parsed(raw, depth)
+        else:  # parsed on a thread, validated in a process (http/offload.py says why)
+            body = await pool.run(parse_body, raw, depth)
+            if not (body is None and self._nullable):
+                if not isinstance(body, dict):
+                    raise InvalidRequest("request body must be a JSON object")
+                failure = await pool.run_apart(check_apart, self._schema_text, raw, depth)
+                if failure is not None:
+                    raise InvalidRequest(failure[0], param=failure[1])
         scope[PARSED_BODY] = body
         return self._insert_messages(receive, messages=messages), scope
 
@@ -206,19 +249,10 @@ class TypedJSONBodyValidator(JSONRequestBodyValidator):  # type: ignore[misc]
     def _validate(self, body: Any) -> dict[str, Any] | None:
         if body is None:
             raise InvalidRequest("request body must be a JSON object")
-        if not isinstance(body, dict):
-            raise InvalidRequest("request body must be a JSON object")
-        errors = sorted(self._validator.iter_errors(body), key=lambda e: len(list(e.absolute_path)))
-        if not errors:
-            return None
-        first = _deepest(errors[0])
-        param = _field_path(first) or _field_path(errors[0])
-        where = f" ({param})" if param else ""
-        if first.validator == "required" and param:
-            message = f"missing required field '{param}'"
-        else:
-            message = f"invalid value{where}: {shorten(first.message, MESSAGE_VALUE_CHARS)}"
-        raise InvalidRequest(message, param=param)
+        error = body_error(self._validator, body)
+        if error is not None:
+            raise error
+        return None
 
 
 def _max_depth(scope: Scope) -> int:
