@@ -22,8 +22,10 @@ that dies is replaced, and that body is validated on the thread instead.
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import logging
 import multiprocessing
+import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -33,11 +35,25 @@ T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
+TRIM_EVERY_S = 2.0
+TRIM_FOR_S = 20.0
+
+
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's malloc_trim, where the C library has it."""
+    try:
+        trim: Callable[[int], int] = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return None
+    return trim
+
 
 class Offload:
     def __init__(self, workers: int, *, processes: bool = True) -> None:
         self.workers = max(1, workers)
         self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="prepare")
+        self._last_big = 0.0
+        self._trimmer: asyncio.Task[None] | None = None
         self._apart = processes
         self._processes: ProcessPoolExecutor | None = None
         """Started on the first call that needs it (a server that never sees a big body never starts one)."""
@@ -45,6 +61,25 @@ class Offload:
     def _start_processes(self) -> ProcessPoolExecutor:
         # spawn, not fork: the server process holds llama.cpp's threads and model memory.
         return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+
+    def note_big_request(self) -> None:
+        """A big body came in: give freed memory back to the system for a while (``TRIM_*``).
+
+        glibc keeps memory a thread freed in that thread's arena for reuse: after a 10 MB prompt or a big grammar
+        the process stays that much larger, and with several preparation threads each keeps its own. Trimming
+        every ``TRIM_EVERY_S`` seconds while big requests come, and for ``TRIM_FOR_S`` after the last, returns
+        it (a few milliseconds per trim, outside the GIL)."""
+        self._last_big = time.monotonic()
+        if self._trimmer is None or self._trimmer.done():
+            self._trimmer = asyncio.get_running_loop().create_task(self._trim_while_busy())
+
+    async def _trim_while_busy(self) -> None:
+        trim = _malloc_trim()
+        if trim is None:
+            return
+        while time.monotonic() - self._last_big < TRIM_FOR_S:
+            await asyncio.sleep(TRIM_EVERY_S)
+            await self.run(trim, 0)
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` on a worker thread; its exception, if any, raises here."""
@@ -65,6 +100,8 @@ class Offload:
         return await self.run(fn, *args)
 
     def close(self) -> None:
+        if self._trimmer is not None:
+            self._trimmer.cancel()
         self._pool.shutdown(wait=False, cancel_futures=True)
         if self._processes is not None:
             self._processes.shutdown(wait=False, cancel_futures=True)

@@ -226,6 +226,7 @@ class TypedJSONBodyValidator(JSONRequestBodyValidator):  # type: ignore[misc]
         if pool is None:
             body = self._parsed(raw, depth)
         else:  # parsed on a thread, validated in a process (http/offload.py says why)
+            pool.note_big_request()
             body = await pool.run(parse_body, raw, depth)
             if not (body is None and self._nullable):
                 if not isinstance(body, dict):

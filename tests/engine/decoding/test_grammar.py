@@ -16,6 +16,7 @@ import pytest
 from superfluid.engine.decoding import grammar
 from superfluid.engine.decoding.grammar import (
     ANY_JSON_OBJECT,
+    PRISTINE_CHARS,
     PRISTINE_MATCHERS,
     Constraint,
     GrammarState,
@@ -300,3 +301,12 @@ def test_a_grammar_is_prepared_once_and_each_state_is_its_own() -> None:
     for n in range(PRISTINE_MATCHERS + 1):
         tokenizer.state(compile_constraint(Constraint(lark=f'start: "v{n}"')))
     assert grammar not in tokenizer._pristine and len(tokenizer._pristine) == PRISTINE_MATCHERS
+
+
+def test_a_huge_grammar_is_built_afresh_and_the_kept_ones_stay_within_their_budget() -> None:
+    tokenizer = grammar_tokenizer()
+    text = "ab " * (PRISTINE_CHARS // 10)
+    huge = compile_constraint(Constraint(lark=f'start: "{text}"'))
+    assert len(huge) > PRISTINE_CHARS // 4
+    assert accepts(tokenizer.state(huge), text) and huge not in tokenizer._pristine
+    assert sum(map(len, tokenizer._pristine)) <= PRISTINE_CHARS

@@ -158,6 +158,10 @@ def compile_constraint(constraint: Constraint) -> str:
 
 PRISTINE_MATCHERS = 64
 """Unused matchers kept per model, one per recent grammar, to copy from."""
+PRISTINE_CHARS = 256 * 1024
+"""Most grammar text the kept matchers may stand for together. A matcher takes memory in proportion to its
+grammar (about 60 MB for the 400 KB grammar of a 5,000-branch anyOf), so a grammar over a quarter of this is
+built afresh each time instead, and its memory goes when its request ends."""
 
 
 class GrammarTokenizer:
@@ -165,8 +169,8 @@ class GrammarTokenizer:
 
     Building a matcher parses and prepares its grammar: about a millisecond for a small schema, over a second for
     a schema of thousands of branches, each time. Copying one costs about 0.1 ms whatever its size. So the
-    matcher of each recent grammar is kept unused (``PRISTINE_MATCHERS``, least recently used out) and every
-    lane gets a copy: a schema sent with every request is prepared once.
+    matcher of each recent grammar is kept unused (``PRISTINE_MATCHERS`` and ``PRISTINE_CHARS``, least recently
+    used out) and every lane gets a copy: a schema sent with every request is prepared once.
     """
 
     def __init__(self, vocab: llama_cpp.llama_vocab_p, n_vocab: int, eog: tuple[int, ...]) -> None:
@@ -174,6 +178,7 @@ class GrammarTokenizer:
         self.tokenizer = llguidance.llamacpp.lltokenizer_from_vocab(vocab, eos_token=list(eog) or None)
         self._mask_words = (n_vocab + 31) // 32
         self._pristine: OrderedDict[str, llguidance.LLMatcher] = OrderedDict()
+        self._pristine_chars = 0
         self._lock = threading.Lock()  # requests are prepared on several threads
 
     def state(self, grammar: str) -> GrammarState:
@@ -185,10 +190,13 @@ class GrammarTokenizer:
             pristine = llguidance.LLMatcher(self.tokenizer, grammar)
             if pristine.is_error():
                 return GrammarState(pristine, self.n_vocab, self._mask_words)
+            if len(grammar) > PRISTINE_CHARS // 4:
+                return GrammarState(pristine, self.n_vocab, self._mask_words)
             with self._lock:
                 self._pristine[grammar] = pristine
-                while len(self._pristine) > PRISTINE_MATCHERS:
-                    self._pristine.popitem(last=False)
+                self._pristine_chars += len(grammar)
+                while len(self._pristine) > PRISTINE_MATCHERS or self._pristine_chars > PRISTINE_CHARS:
+                    self._pristine_chars -= len(self._pristine.popitem(last=False)[0])
         return GrammarState(pristine.deep_copy(), self.n_vocab, self._mask_words)
 
 
