@@ -308,6 +308,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from superfluid.app import create_app
     from superfluid.http.connections import ConnectionLimits, fit_descriptors, protocol_class
     from superfluid.http.direct import expose_connection
+    from superfluid.http.offload import few_malloc_arenas
+
+    few_malloc_arenas()  # before the server starts its threads
 
     try:
         access = AccessControl.from_settings(settings)

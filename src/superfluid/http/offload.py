@@ -22,6 +22,7 @@ that dies is replaced, and that body is validated on the thread instead.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ctypes
 import logging
 import multiprocessing
@@ -37,6 +38,20 @@ log = logging.getLogger(__name__)
 
 TRIM_EVERY_S = 2.0
 TRIM_FOR_S = 20.0
+
+
+MALLOC_ARENAS = 2
+M_ARENA_MAX = -8
+"""mallopt's parameter number for the arena count (glibc's malloc.h)."""
+
+
+def few_malloc_arenas() -> None:
+    """Let glibc's malloc keep ``MALLOC_ARENAS`` arenas instead of up to eight per core. Each thread that
+    allocates gets an arena of its own while there are fewer than the limit, and each arena holds on to what its
+    thread freed: after a hostile mix of 10 MB prompts and 20,000-message bodies the server stayed ~50 MB larger
+    with the default, ~20 MB with two (measured with trimming on in both). Threads beyond the limit share."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).mallopt(M_ARENA_MAX, MALLOC_ARENAS)
 
 
 def _malloc_trim() -> Callable[[int], int] | None:
