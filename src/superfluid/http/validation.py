@@ -171,12 +171,16 @@ def _validator_from_text(schema_text: str) -> Any:
     return _validator_of(json.loads(schema_text))
 
 
-def check_apart(schema_text: str, raw: bytes, max_depth: int) -> tuple[str, str | None] | None:
-    """In a worker process (http/offload.py): validate a body the server has parsed already; the first error as
-    (message, param), or None."""
-    body = parse_body(raw, max_depth)
-    error = body_error(_validator_from_text(schema_text), stand_in(body) if len(raw) > LONG_TEXT else body)
+def check_apart(schema_text: str, body: Any) -> tuple[str, str | None] | None:
+    """In a worker process (http/offload.py): validate a parsed body (its stand-in: long strings are sent cut);
+    the first error as (message, param), or None."""
+    error = body_error(_validator_from_text(schema_text), body)
     return None if error is None else (error.message, error.param)
+
+
+def _parsed_and_stand_in(raw: bytes, max_depth: int) -> tuple[Any, Any]:
+    body = parse_body(raw, max_depth)
+    return body, stand_in(body)
 
 
 def body_error(validator: Any, body: Any) -> InvalidRequest | None:
@@ -227,11 +231,11 @@ class TypedJSONBodyValidator(JSONRequestBodyValidator):  # type: ignore[misc]
             body = self._parsed(raw, depth)
         else:  # parsed on a thread, validated in a process (http/offload.py says why)
             pool.note_big_request()
-            body = await pool.run(parse_body, raw, depth)
+            body, checked = await pool.run(_parsed_and_stand_in, raw, depth)
             if not (body is None and self._nullable):
                 if not isinstance(body, dict):
                     raise InvalidRequest("request body must be a JSON object")
-                failure = await pool.run_apart(check_apart, self._schema_text, raw, depth)
+                failure = await pool.run_apart(check_apart, self._schema_text, checked)
                 if failure is not None:
                     raise InvalidRequest(failure[0], param=failure[1])
         scope[PARSED_BODY] = body
