@@ -12,7 +12,8 @@ normal clients' measurements), each attack in its own thread, in a loop:
   are closed for newcomers), 20 slowloris heads, 20 stalled bodies, 4 x 1 MiB header bombs;
 * queued streams abandoned by their clients.
 
-Reported: p50/p95 TTFT of normal traffic per phase kind and their ratio (target: attacked p95 within 20% of
+Reported: the CPU the server (with its worker processes) and the attacker used per second of each phase,
+p50/p95 TTFT of normal traffic per phase kind and their ratio (target: attacked p95 within 20% of
 quiet), normal requests completed and failed, the slowest /health, and resident memory at the start, at its
 peak, and after the last attack (target: back near the start).
 
@@ -220,6 +221,21 @@ def _attack(base_url: str, stop: Any) -> None:
 
 # ---- measuring --------------------------------------------------------------------------------------------------
 
+def _cpu_s(pid: int) -> float:
+    """CPU seconds of a process and its live descendants (the server's validation workers are its children)."""
+    total, pending = 0.0, [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            for task in Path(f"/proc/{current}/task").iterdir():
+                pending += [int(child) for child in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return total
+
+
 def _rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -267,8 +283,9 @@ def main() -> None:
     server = start_server([DEFAULT_MODEL], log)
     pid = server.process.pid
     sampler = _Sampler(server.base_url, pid)
-    results: dict[str, dict[str, Any]] = {"quiet": {"ttft": [], "failed": 0, "health": []},
-                                          "attacked": {"ttft": [], "failed": 0, "health": []}}
+    results: dict[str, dict[str, Any]] = {kind: {"ttft": [], "failed": 0, "health": [], "server_cpu": 0.0,
+                                                 "attacker_cpu": 0.0, "seconds": 0.0}
+                                          for kind in ("quiet", "attacked")}
     try:
         asyncio.run(_normal(server.base_url, 5, args.clients))  # warm
         start_mb = _rss_mb(pid)
@@ -281,11 +298,15 @@ def main() -> None:
                     attacker.start()
                     time.sleep(2)  # let the floods build
                 mark = len(sampler.health)
+                cpu_before, started = _cpu_s(pid), time.monotonic()
                 ttfts, failed = asyncio.run(_normal(server.base_url, args.seconds, args.clients))
+                results[kind]["server_cpu"] += _cpu_s(pid) - cpu_before
+                results[kind]["seconds"] += time.monotonic() - started
                 results[kind]["ttft"] += ttfts
                 results[kind]["failed"] += failed
                 results[kind]["health"] += sampler.health[mark:]
                 if kind == "attacked":
+                    results[kind]["attacker_cpu"] += _cpu_s(attacker.pid or 0)
                     stop.set()
                     attacker.join(timeout=5)
                     if attacker.is_alive():
@@ -302,11 +323,12 @@ def main() -> None:
     lines = [f"machine: {platform.machine()}, {os.cpu_count()} cores (shared with other work: re-record quiet); "
              f"model {DEFAULT_MODEL}; default flags; {args.clients} normal streams x 24 tokens; "
              f"{args.rounds} x ({args.seconds:g} s quiet + {args.seconds:g} s attacked)",
-             "phase      requests  failed  p50 TTFT ms  p95 TTFT ms  slowest /health ms"]
+             "phase      requests  failed  p50 TTFT ms  p95 TTFT ms  slowest /health ms  server cores  attacker cores"]
     for kind in ("quiet", "attacked"):
         r = results[kind]
         lines.append(f"{kind:<9} {len(r['ttft']):>9} {r['failed']:>7} {_p(r['ttft'], 0.5) * 1000:>12.0f} "
-                     f"{_p(r['ttft'], 0.95) * 1000:>12.0f} {max(r['health'], default=float('nan')) * 1000:>19.0f}")
+                     f"{_p(r['ttft'], 0.95) * 1000:>12.0f} {max(r['health'], default=float('nan')) * 1000:>19.0f} "
+                     f"{r['server_cpu'] / r['seconds']:>13.2f} {r['attacker_cpu'] / r['seconds']:>15.2f}")
     lines.append(f"attacked / quiet p95 TTFT: {ratio:.2f} (target <= 1.20)")
     lines.append(f"RSS MB: start {start_mb:.0f}, peak {peak_mb:.0f}, 10 s after the last attack {end_mb:.0f} "
                  f"(+{end_mb - start_mb:.0f})")
