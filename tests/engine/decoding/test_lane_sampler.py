@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from superfluid.engine.decoding.lane_sampler import LaneSampler
+from superfluid.engine.decoding.lane_sampler import LaneSampler, _seeded, _top_k, top_k_rows
 from superfluid.engine.decoding.sampling import SamplerChain, model_defaults, resolve
 from superfluid.engine.types import SamplingParams
 
@@ -169,3 +169,57 @@ def test_penalty_window_forgets_tokens_older_than_repeat_last_n() -> None:
     # A window of two: once both are in it, both are penalised alike (1.5 against 1.45) and 1 stays ahead.
     assert run(2) == [1, 2, 1, 1]
     assert run(0) == [1, 1, 1, 1]  # no window, no penalty
+
+
+@pytest.mark.parametrize("seed", [0, 1, 99, 2**31 + 7, 0xFFFFFFFE])
+def test_lane_random_stream_is_random_state_seeded_the_legacy_way(seed: int) -> None:
+    """The lane's generator is built without RandomState(seed)'s entropy draw, yet yields the same stream."""
+    expected = np.random.RandomState(seed).randint(0, 1 << 32, size=600, dtype=np.uint64)
+    assert np.array_equal(_seeded(seed).randint(0, 1 << 32, size=600, dtype=np.uint64), expected)
+
+
+@pytest.mark.parametrize("vocab", [VOCAB, 32003], ids=["bundled-vocab", "odd-vocab"])
+@pytest.mark.parametrize("k", [5, 40])
+def test_top_k_rows_finds_what_top_k_finds_row_by_row(vocab: int, k: int) -> None:
+    rows = _rows(6, vocab, 21)
+    rows[1][:] = -np.inf  # a grammar leaving a few tokens: the floor is -inf, the row is left to _top_k
+    rows[1][[3, 500, 4000]] = [1.0, 2.0, 3.0]
+    rows[2][:] = 1.5  # all equal: far more than 4k candidates, left to _top_k
+    rows[3][::7] = -np.inf
+    block = np.stack(rows)
+    found = top_k_rows(block, k)
+    assert found[1] is None and found[2] is None
+    for row, top in zip(rows, found, strict=True):
+        if top is not None:
+            assert top == _top_k(row, k).tolist()
+    assert sum(top is not None for top in found) == 4
+
+
+class _Rows:
+    """LogitRows' part the lane sampler uses: a fixed row per batch index."""
+
+    def __init__(self, rows: list[npt.NDArray[np.float32]]) -> None:
+        self.rows = rows
+
+    def row(self, _ctx: object, batch_index: int) -> npt.NDArray[np.float32]:
+        return self.rows[batch_index]
+
+
+@pytest.mark.parametrize("name", ["defaults T=0.7 top_p=0.95", "penalties and biases", "top_k 5, high temperature"])
+def test_staged_candidates_draw_what_the_lane_alone_draws(name: str) -> None:
+    """Prepared and given its candidates with other rows (top_k_rows), a lane draws the tokens it draws alone,
+    biases and penalties applied once."""
+    effective = resolve(CASES[name], DEFAULTS)
+    rows = _rows(40, VOCAB, 8)
+    alone = LaneSampler(effective)
+    expected = [alone.sample_row(row.copy()) for row in rows]
+    copies = [row.copy() for row in rows]
+    staged = LaneSampler(effective, _Rows(copies))  # type: ignore[arg-type]
+    got = []
+    for index, row in enumerate(copies):
+        staged.prepare(row)
+        staged.stage(index, top_k_rows(row[None, :], staged.shared_top_k)[0])
+        got.append(staged.sample(None, index))
+    assert got == expected
+    assert staged.shared_top_k == effective.top_k
+    assert LaneSampler(resolve(CASES["greedy with penalties"], DEFAULTS)).shared_top_k == 0

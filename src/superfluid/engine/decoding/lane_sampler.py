@@ -23,6 +23,7 @@ sampling.py as the reference the tests and benchmarks/sampling.py hold this one 
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections import deque
 from typing import Any
@@ -52,6 +53,9 @@ class LaneSampler:
         self._rows = rows
         self._bias_ids = np.array([t for t, _ in sampling.logit_bias], dtype=np.intp)
         self._bias_values = np.array([b for _, b in sampling.logit_bias], dtype=_F32)
+        self._few_biases = [(t, _F32(b)) for t, b in sampling.logit_bias] if len(sampling.logit_bias) <= 16 else None
+        """A few biases (ignore_eos bans the end tokens) are added one scalar at a time: numpy's fancy indexing
+        lets the GIL go, scalar stores do not (see models/native.py)."""
         self._greedy = sampling.temperature <= 0
         penalties = (sampling.repeat_penalty != 1.0 or sampling.frequency_penalty != 0.0
                      or sampling.presence_penalty != 0.0)
@@ -67,23 +71,48 @@ class LaneSampler:
         self._temperature = _F32(sampling.temperature)
         self._total: np.float32 | None = None
         """The softmax denominator top-p divides by, when it is not the candidates' own sum in sorted order."""
-        self._random = np.random.RandomState(sampling.seed) if not self._greedy else None
+        self._random = _seeded(sampling.seed) if not self._greedy else None
         self._pool: list[int] = []
         self._next = 0
+        self._staged: tuple[int, list[int] | None] | None = None
 
     def sample(self, ctx: Any, batch_index: int) -> int:
         """The token for one output of the last decode (biases and penalties are written into its row)."""
         assert self._rows is not None
-        return self.sample_row(self._rows.row(ctx, batch_index))
+        row = self._rows.row(ctx, batch_index)
+        staged, self._staged = self._staged, None
+        if staged is not None and staged[0] == batch_index:  # prepared; candidates found with other lanes'
+            return self._choose(row, staged[1])
+        return self.sample_row(row)
 
     def sample_row(self, row: Row) -> int:
         """The token for one logits row; the row is changed in place."""
-        if len(self._bias_ids):
+        self.prepare(row)
+        return self._choose(row, None)
+
+    @property
+    def shared_top_k(self) -> int:
+        """The k of a top-k draw whose candidates may be found for several lanes at once (0: not this lane)."""
+        return 0 if self._greedy else max(self._top_k, 0)
+
+    def prepare(self, row: Row) -> None:
+        """Biases and penalties, written into the row: what comes before the candidates are chosen."""
+        if self._few_biases is not None:
+            for token, bias in self._few_biases:
+                row[token] += bias
+        elif len(self._bias_ids):
             row[self._bias_ids] += self._bias_values
         if self._counts:
             self._penalise(row)
+
+    def stage(self, batch_index: int, top: list[int] | None) -> None:
+        """The row of output ``batch_index`` is prepared, and ``top`` holds its top-k candidates (None: find
+        them alone): the next ``sample`` of that output draws from them without preparing it again."""
+        self._staged = (batch_index, top)
+
+    def _choose(self, row: Row, top: list[int] | None) -> int:
         # Greedy: the first of equal maxima, as llama.cpp's greedy sampler picks.
-        token = int(row.argmax()) if self._greedy else self._draw(row)
+        token = int(row.argmax()) if self._greedy else self._draw(row, top)
         if self._last_n:
             self._accept(token)
         return token
@@ -109,9 +138,9 @@ class LaneSampler:
                 del counts[old]
         self._window.append(token)
 
-    def _draw(self, row: Row) -> int:
+    def _draw(self, row: Row, top: list[int] | None = None) -> int:
         if 0 < self._top_k < row.shape[0]:
-            return self._draw_top_k(row)
+            return self._draw_top_k(row, top)
         ids, logits, ordered = self._candidates(row)
         if (logits[0] if ordered else logits.max()) == -np.inf:  # everything masked: nothing to weigh
             self._uniform()
@@ -129,15 +158,16 @@ class LaneSampler:
         at = int(running.searchsorted(running[-1] * rnd))  # the first whose running sum reaches the target
         return int(ids[min(at, len(ids) - 1)])
 
-    def _draw_top_k(self, row: Row) -> int:
+    def _draw_top_k(self, row: Row, top: list[int] | None = None) -> int:
         """Top-k, then top-p, min-p, temperature and the draw on at most k candidates, in plain Python floats.
 
         A few dozen candidates cost less as Python floats than as a dozen more numpy calls. The arithmetic is
         double where llama.cpp's is partly float: a pick can differ only where a cut or the draw falls within
         float rounding of a boundary.
         """
-        ids = _top_k(row, self._top_k)
-        ranked = sorted(zip(row[ids].tolist(), ids.tolist(), strict=True), reverse=True)[:self._top_k]
+        ids = top if top is not None else _top_k(row, self._top_k).tolist()
+        item = row.item  # scalar reads keep the GIL, where a fancy index of the row lets it go
+        ranked = sorted(((item(i), i) for i in ids), reverse=True)[:self._top_k]
         best = ranked[0][0]
         if best == -math.inf:  # everything masked: nothing to weigh
             self._uniform()
@@ -235,6 +265,18 @@ class LaneSampler:
         return value if value < 1.0 else _BELOW_ONE
 
 
+def _seeded(seed: int) -> np.random.RandomState:
+    """numpy's legacy generator seeded as ``RandomState(seed)`` seeds it (std::mt19937's seeding).
+
+    ``RandomState(seed)`` first seeds a fresh MT19937 from operating-system entropy (which lets the GIL go ~200
+    times the first time in a process, twice after that); a generator built on a fixed seed and then
+    legacy-seeded reaches the same state with one release.
+    """
+    random = np.random.RandomState(np.random.MT19937(0))
+    random.seed(seed)
+    return random
+
+
 def _top_k(row: Row, k: int) -> Ids:
     """The ids of the k largest logits and perhaps a few more, in token order (only usable ones, above -inf).
 
@@ -253,6 +295,33 @@ def _top_k(row: Row, k: int) -> Ids:
     if len(ids) > 4 * k:  # many equal or masked logits: cut to k before anything sorts them
         ids = ids[row[ids].argpartition(len(ids) - k)[len(ids) - k:]]
     return ids
+
+
+def top_k_rows(block: npt.NDArray[np.float32], k: int) -> list[list[int] | None]:
+    """``_top_k`` for each row of a (rows x vocabulary) block at once, as lists of ids in token order.
+
+    Every numpy call on a whole row lets the GIL go; one call over the block does it once for all its rows
+    instead of once per row (see models/native.py). A row whose floor is -inf (mostly masked) or that keeps
+    many more than k candidates gets None: ``_top_k`` handles it alone.
+    """
+    rows, size = block.shape
+    full = size - size % _BLOCK
+    groups = full // _BLOCK
+    if groups <= k:
+        return [None] * rows
+    tops = block[:, :full].reshape(rows, _BLOCK, groups).max(axis=1)
+    tops.partition(groups - k, axis=1)
+    floors = tops[:, groups - k]
+    at, ids = (block >= floors[:, None]).nonzero()
+    owners, tokens = at.tolist(), ids.tolist()
+    out: list[list[int] | None] = []
+    start = 0
+    for row, floor in enumerate(floors.tolist()):
+        end = bisect.bisect_right(owners, row, start)
+        found = tokens[start:end]
+        out.append(found if floor != -math.inf and len(found) <= 4 * k else None)
+        start = end
+    return out
 
 
 def _ranked(row: Row, k: int) -> tuple[Ids, Row]:

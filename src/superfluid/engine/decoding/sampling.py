@@ -6,12 +6,12 @@ import ctypes
 import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import llama_cpp
 import numpy as np
 import numpy.typing as npt
 
+from superfluid.engine.models.native import logits_address
 from superfluid.engine.types import SamplingParams
 
 # llama.cpp's own defaults, used when neither the request nor the GGUF says otherwise.
@@ -60,16 +60,6 @@ def resolve(params: SamplingParams, defaults: Mapping[str, float], *, seed_offse
     )
 
 
-def _address_of_logits() -> Any:
-    """llama_get_logits_ith answering a plain address: the binding's own wrapper builds a ctypes pointer object."""
-    entry = ctypes.cast(llama_cpp.llama_cpp._lib.llama_get_logits_ith, ctypes.c_void_p).value
-    assert entry is not None
-    return ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)(entry)
-
-
-_logits_address = _address_of_logits()
-
-
 class LogitRows:
     """numpy views of llama.cpp's logits rows, made once per row address and then reused.
 
@@ -81,12 +71,31 @@ class LogitRows:
     LIMIT = 4096
 
     def __init__(self, n_vocab: int) -> None:
+        self._n_vocab = n_vocab
         self._row_type = ctypes.c_float * n_vocab
         self._views: dict[int, npt.NDArray[np.float32]] = {}
+        self._blocks: dict[tuple[int, int], npt.NDArray[np.float32]] = {}
+
+    def block(self, ctx: llama_cpp.llama_context_p, batch_indexes: list[int]) -> npt.NDArray[np.float32] | None:
+        """One (rows x vocabulary) view over the logits of these outputs, when llama.cpp holds them one after
+        the other (it keeps outputs in batch order); None otherwise."""
+        first = logits_address(ctx, batch_indexes[0])
+        stride = self._n_vocab * ctypes.sizeof(ctypes.c_float)
+        for at, index in enumerate(batch_indexes):
+            if not first or logits_address(ctx, index) != first + at * stride:
+                return None
+        key = (first, len(batch_indexes))
+        view = self._blocks.get(key)
+        if view is None:
+            if len(self._blocks) >= self.LIMIT:
+                self._blocks.clear()
+            buffer = memoryview((ctypes.c_float * (self._n_vocab * len(batch_indexes))).from_address(first))
+            view = self._blocks[key] = np.frombuffer(buffer, dtype=np.float32).reshape(len(batch_indexes), -1)
+        return view
 
     def row(self, ctx: llama_cpp.llama_context_p, batch_index: int) -> npt.NDArray[np.float32]:
         """The logits of one output of the last decode (writable: biases are added in place)."""
-        address = _logits_address(ctx, batch_index)
+        address = logits_address(ctx, batch_index)  # GIL held: see models/native.py
         if not address:
             raise RuntimeError(f"llama.cpp has no logits for batch row {batch_index}")
         view = self._views.get(address)

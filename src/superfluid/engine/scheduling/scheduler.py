@@ -21,13 +21,14 @@ from typing import Any
 import llama_cpp
 
 from superfluid.engine.decoding.grammar import GrammarTokenizer
-from superfluid.engine.decoding.lane_sampler import LaneSampler
+from superfluid.engine.decoding.lane_sampler import LaneSampler, top_k_rows
 from superfluid.engine.decoding.logprobs import token_logprobs
 from superfluid.engine.decoding.sampling import LogitRows
 from superfluid.engine.decoding.text_output import Piece
 from superfluid.engine.decoding.tool_calls import ToolCallDelta
 from superfluid.engine.models.llama_model import LlamaModel
 from superfluid.engine.models.lora import AdapterFile
+from superfluid.engine.models.native import ArrayBatch, memory_seq_rm
 from superfluid.engine.scheduling.adapters import AdapterLoad, AdapterSwitch
 from superfluid.engine.scheduling.admission import WaitingRoom, place, place_solo
 from superfluid.engine.scheduling.job import QOS_CLASSES, Job, Lane, Outbox
@@ -73,7 +74,7 @@ class Scheduler:
         self._ticks: deque[tuple[float, int, int, float]] = deque(maxlen=4096)
         self._last_tick: tuple[int, int, list[Entry], float] | None = None
         """The last decode: generated rows, prompt rows, the rows themselves, seconds (for /slots)."""
-        self._batch = llama_cpp.llama_batch_init(model.n_batch, 0, 1)
+        self._batch = ArrayBatch(model.n_batch)
         self._piece_buf = ctypes.create_string_buffer(256)
         self._rows = LogitRows(model.meta.n_vocab)
         self._pieces: dict[int, bytes] = {}
@@ -135,7 +136,6 @@ class Scheduler:
     def close(self) -> None:
         self._inbox.put(_STOP)
         self._thread.join(timeout=30)
-        llama_cpp.llama_batch_free(self._batch)
         self.model.close()
 
     def snapshot(self) -> dict[str, int]:
@@ -322,6 +322,7 @@ class Scheduler:
             lane.tokens.append(token)
             lane.last_used = now
             by_lane.setdefault(id(lane), []).append(i)
+        self._stage_top_k(entries, by_lane)
         for indexes in by_lane.values():
             lane = entries[indexes[0]][0]
             if lane.job is not None:
@@ -329,16 +330,36 @@ class Scheduler:
         return True
 
     def _fill_batch(self, entries: list[Entry]) -> None:
-        batch = self._batch
+        """One slice assignment per field (numpy arrays under the llama_batch), not one ctypes store per token."""
         positions = {id(lane): len(lane.tokens) for lane, _, _, _ in entries}
-        for i, (lane, token, logits, _) in enumerate(entries):
-            batch.token[i] = token
-            batch.pos[i] = positions[id(lane)]
-            positions[id(lane)] += 1
-            batch.n_seq_id[i] = 1
-            batch.seq_id[i][0] = lane.seq
-            batch.logits[i] = logits
-        batch.n_tokens = len(entries)
+        pos = []
+        for lane, _, _, _ in entries:
+            at = positions[id(lane)]
+            pos.append(at)
+            positions[id(lane)] = at + 1
+        self._batch.fill([e[1] for e in entries], pos, [e[0].seq for e in entries], [e[2] for e in entries])
+
+    def _stage_top_k(self, entries: list[Entry], by_lane: dict[int, list[int]]) -> None:
+        """Sampled lanes' rows (one each: they never draft) get their biases and penalties, then their top-k
+        candidates are found in one pass over all of them: numpy calls on whole rows let the GIL go, and a
+        busy thread makes each hand-off cost up to the switch interval; once per tick, not once per lane."""
+        groups: dict[int, list[tuple[LaneSampler, int]]] = {}
+        for indexes in by_lane.values():
+            outputs = [i for i in indexes if entries[i][2]]
+            job = entries[indexes[0]][0].job
+            if (len(outputs) != 1 or job is None or job.sampler is None or job.grammar is not None
+                    or job.logprobs is not None or not job.sampler.shared_top_k):
+                continue
+            groups.setdefault(job.sampler.shared_top_k, []).append((job.sampler, outputs[0]))
+        ctx = entries[0][0].ctx
+        for k, group in groups.items():
+            block = self._rows.block(ctx, [i for _, i in group]) if len(group) > 1 else None
+            if block is None:
+                continue
+            for (sampler, _), row in zip(group, block, strict=True):
+                sampler.prepare(row)
+            for (sampler, index), top in zip(group, top_k_rows(block, k), strict=True):
+                sampler.stage(index, top)
 
     def _after_decode(self, lane: Lane, outputs: list[tuple[int, int, str]]) -> None:
         """Sample a lane's outputs in order; drafts stand while the sampled token agrees with them."""
@@ -360,14 +381,14 @@ class Scheduler:
                 job.spec_pause = SPEC_PAUSE_AFTER_MISS
             keep = len(lane.tokens) - (len(drafts) - accepted)
             if keep < len(lane.tokens):  # rejected drafts leave the cache
-                llama_cpp.llama_memory_seq_rm(lane.memory, lane.seq, keep, -1)
+                memory_seq_rm(lane.memory, lane.seq, keep, -1)
                 del lane.tokens[keep:]
 
     def _decode(self, entries: list[Entry], n_gen: int) -> bool:
         started = time.monotonic()
         ctx = entries[0][0].ctx
         self._outbox.flush()  # the loop wakes to these while llama_decode runs without the GIL
-        status = llama_cpp.llama_decode(ctx, self._batch)
+        status = llama_cpp.llama_decode(ctx, self._batch.struct)  # the one call that lets the GIL go
         if status == 0:
             self.decoded_tokens += n_gen
             self.prefilled_tokens += len(entries) - n_gen
@@ -380,7 +401,7 @@ class Scheduler:
             idle = [lane for lane in group if lane.job is None and lane.tokens]
             if idle:
                 for lane in idle:
-                    llama_cpp.llama_memory_seq_rm(lane.memory, lane.seq, -1, -1)
+                    memory_seq_rm(lane.memory, lane.seq, -1, -1)
                     lane.tokens.clear()
             else:
                 busy = [lane for lane in group if lane.job is not None]
@@ -394,7 +415,7 @@ class Scheduler:
     def _rewind(self, entries: list[Entry]) -> None:
         """Put a batch that did not decode back: prompt chunks return to their jobs, drafts are dropped."""
         for lane in {id(lane): lane for lane, _, _, _ in entries}.values():
-            llama_cpp.llama_memory_seq_rm(lane.memory, lane.seq, len(lane.tokens), -1)
+            memory_seq_rm(lane.memory, lane.seq, len(lane.tokens), -1)
             if lane.job is not None:
                 lane.job.pending[:0] = [tok for ln, tok, _, kind in entries if ln is lane and kind == "prompt"]
 
