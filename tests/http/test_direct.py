@@ -23,7 +23,7 @@ from starlette.testclient import TestClient
 
 from superfluid.app import create_app
 from superfluid.engine.types import GenerationRequest, TextDelta
-from superfluid.http.direct import ChunkWriter, DeltaHook, direct_connection
+from superfluid.http.direct import ChunkWriter, DeltaHook, direct_connection, write_holding_gil
 from superfluid.settings import Settings
 from tests.conftest import FakeServices, ScriptedStream, served_by_uvicorn
 
@@ -289,3 +289,21 @@ def test_a_delta_that_cannot_be_rendered_aborts_the_stream(served: tuple[str, _S
             time.sleep(0.05)
     finally:
         services.model.deltas = DELTAS
+
+
+def test_write_holding_gil_writes_and_raises_as_os_write_does() -> None:
+    ours, theirs = socket.socketpair()
+    ours.setblocking(False)
+    try:
+        assert write_holding_gil(ours.fileno(), b"hello") == 5
+        assert theirs.recv(16) == b"hello"
+        with pytest.raises(BlockingIOError):  # a full socket: the writer parks the rest for the loop
+            while True:
+                write_holding_gil(ours.fileno(), b"x" * 65536)
+        theirs.close()
+        with pytest.raises(BrokenPipeError):
+            while True:
+                write_holding_gil(ours.fileno(), b"x" * 65536)
+    finally:
+        ours.close()
+        theirs.close()

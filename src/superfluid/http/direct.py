@@ -19,6 +19,7 @@ whose deltas need state only the loop has.
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import logging
 import os
 import threading
@@ -39,6 +40,32 @@ RAW_SEND = "superfluid.raw_send"
 _HTTPTOOLS_CYCLE = "uvicorn.protocols.http.httptools_impl"
 
 T = TypeVar("T")
+
+
+class _WriteHoldingGil(ctypes._CFuncPtr):  # type: ignore[name-defined,misc]
+    """libc's ``write`` called without releasing the GIL, errno kept (what PYFUNCTYPE cannot ask for)."""
+
+    _argtypes_ = (ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t)
+    _restype_ = ctypes.c_ssize_t
+    _flags_ = ctypes._FUNCFLAG_CDECL | ctypes._FUNCFLAG_PYTHONAPI | ctypes._FUNCFLAG_USE_ERRNO  # type: ignore[attr-defined]
+
+
+_libc_write = _WriteHoldingGil(ctypes.cast(ctypes.CDLL(None).write, ctypes.c_void_p).value)
+
+
+def write_holding_gil(fd: int, data: bytes) -> int:
+    """``os.write`` on a non-blocking descriptor, without letting the GIL go.
+
+    ``os.write`` releases the GIL and takes it back; while another thread is busy in Python (the loop rendering
+    many streams, a worker validating a big body) taking it back waits up to the switch interval, once per
+    stream per token on the engine thread. A non-blocking write to a socket takes microseconds, so it keeps the
+    GIL instead. Raises as ``os.write`` does (BlockingIOError when the socket is full).
+    """
+    written = int(_libc_write(fd, data, len(data)))
+    if written < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))  # the errno's own subclass: BlockingIOError, BrokenPipeError...
+    return written
 
 
 def _chunk(payload: bytes) -> bytes:
@@ -150,7 +177,7 @@ class ChunkWriter:
     def _send(self, data: bytes) -> None:
         """Write now (lock held, nothing pending); what the socket does not take waits for the loop."""
         try:
-            written = os.write(self._fd, data)
+            written = write_holding_gil(self._fd, data)
         except BlockingIOError:
             written = 0
         except OSError:
