@@ -100,6 +100,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--completion-rate", type=float, default=10.0, help="FIM token bucket refill per second")
     serve.add_argument("--spec-draft", type=int, default=4,
                        help="prompt-lookup draft tokens per decode while at most 2 lanes decode (0: off)")
+    serve.add_argument("--switch-interval-ms", type=_positive_float, default=0.5,
+                       help="Python's GIL switch interval in ms (Python's default is 5)")
     serve.add_argument("--http-allow-batch-invariant", action="store_true",
                        help="honour x-superfluid-batch-invariant (a lane that ticks alone)")
     serve.add_argument("--override-kv", action="append", default=[], type=_override, metavar="KEY=TYPE:VALUE",
@@ -238,6 +240,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         completion_rate=args.completion_rate,
         allow_batch_invariant=args.http_allow_batch_invariant,
         spec_draft=args.spec_draft,
+        switch_interval_ms=args.switch_interval_ms,
         override_kv=tuple(args.override_kv),
         max_json_depth=args.max_json_depth,
         prepare_workers=args.prepare_workers,
@@ -336,6 +339,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     _warn_if_open(settings, access)
     limits = fit_descriptors(ConnectionLimits.from_settings(settings))
+    sys.setswitchinterval(settings.switch_interval_ms / 1000)  # process-wide, every thread
     # Logging is configured above (one format for all); superfluid writes its own access log.
     uvicorn.run(expose_connection(app), host=settings.host, port=settings.port, log_level=settings.log_level,
                 log_config=None, access_log=False, timeout_graceful_shutdown=5,

@@ -109,6 +109,9 @@ class Settings:
     """Per-client token bucket for fill-in-the-middle requests: burst size and refill per second."""
     spec_draft: int = 4
     """Most prompt-lookup draft tokens verified per decode while few lanes are busy; 0 turns drafting off."""
+    switch_interval_ms: float = 0.5
+    """Python's GIL switch interval (sys.setswitchinterval), set at start: how long the engine thread can wait
+    for the GIL while another thread runs Python (docs/performance.md)."""
     override_kv: tuple[KvOverride, ...] = field(default_factory=tuple)
     """GGUF metadata overrides (key, int|float|bool|str, value) applied to every model this server loads."""
     allow_batch_invariant: bool = False
