@@ -61,16 +61,19 @@ def _wait(peer: Peer, health: str, timeout_s: float = 240) -> Peer:
     raise RuntimeError(f"{peer.name} did not come up in {timeout_s}s")
 
 
-def _spawn(cmd: list[str], log: Path) -> subprocess.Popen[bytes]:
+def _spawn(cmd: list[str], log: Path, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
     return subprocess.Popen(cmd, stdout=log.open("wb"), stderr=subprocess.STDOUT,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                            env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
 
 
-def superfluid(model_id: str, *, threads: int, lanes: int, window: int, logs: Path) -> Peer:
+def superfluid(model_id: str, *, threads: int, lanes: int, window: int, logs: Path, name: str = "superfluid",
+               env: dict[str, str] | None = None, flags: tuple[str, ...] = ()) -> Peer:
+    """``env`` and ``name`` let one run compare two builds (PYTHONPATH at another checkout's src)."""
     port = free_port()
     cmd = [sys.executable, "-m", "superfluid.cli", "serve", model_id, "--port", str(port), "--threads",
-           str(threads), "--parallel", str(lanes), "--ctx-size", str(window), "--kv-size", str(window * lanes)]
-    peer = Peer("superfluid", f"http://127.0.0.1:{port}", _spawn(cmd, logs / "superfluid.log"), model_id)
+           str(threads), "--parallel", str(lanes), "--ctx-size", str(window), "--kv-size", str(window * lanes),
+           *flags]
+    peer = Peer(name, f"http://127.0.0.1:{port}", _spawn(cmd, logs / f"{name}.log", env), model_id)
     return _wait(peer, "/health")
 
 
