@@ -128,7 +128,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--max-json-depth", type=_positive_int, default=128,
                        help="deepest nesting of arrays and objects in a request body; deeper is a 400")
     serve.add_argument("--prepare-workers", type=_positive_int, default=1,
-                       help="threads that parse, template, tokenize and compile grammars for big requests")
+                       help="threads that parse, template, tokenize and compile grammars for big requests, "
+                            "and as many processes that validate their bodies")
     serve.add_argument("--max-connections", type=_positive_int, default=1024,
                        help="open connections; over it the longest-idle one closes, or 503 when none is idle")
     serve.add_argument("--max-header-count", type=_positive_int, default=100,
