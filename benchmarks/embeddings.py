@@ -43,7 +43,7 @@ def _superfluid(threads: int, logs: Path) -> peers.Peer:
 def _llama_server(gguf: Path, threads: int, logs: Path) -> peers.Peer:
     port = free_port()
     cmd = [str(peers.LLAMA_SERVER), "-m", str(gguf), "--port", str(port), "-t", str(threads), "-tb", str(threads),
-           "--embedding", "-c", "4096", "-b", "4096", "-ub", "512", "--no-webui"]
+           "--embedding", "-c", "4096", "-b", "4096", "-ub", "512", "--no-webui", *peers.no_repack()]
     peer = peers.Peer("llama-server", f"http://127.0.0.1:{port}", peers._spawn(cmd, logs / "llama-server.log"),
                       "minilm")
     return peers._wait(peer, "/health")

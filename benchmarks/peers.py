@@ -11,6 +11,8 @@ from pathlib import Path
 
 from conformance.server import free_port, wait_healthy
 
+from superfluid.engine.models.llama_model import cpu_has_amx
+
 BUILD = Path(__file__).resolve().parent / ".build"
 LLAMA_SERVER = BUILD / "cmake" / "bin" / "llama-server"
 LCPP_VENV = BUILD / "lcpp-venv"
@@ -77,13 +79,19 @@ def superfluid(model_id: str, *, threads: int, lanes: int, window: int, logs: Pa
     return _wait(peer, "/health")
 
 
+def no_repack() -> list[str]:
+    """The llama.cpp tools' flag for loading weights as superfluid does on a CPU with AMX (docs/models.md): without
+    the extra buffer types, whose AMX kernels crash there. Empty elsewhere."""
+    return ["--no-repack"] if cpu_has_amx() else []
+
+
 def llama_server(gguf: Path, *, threads: int, lanes: int, window: int, logs: Path,
                  binary: Path = LLAMA_SERVER) -> Peer:
     if not binary.exists():
         raise FileNotFoundError(f"{binary} is missing: run benchmarks/build_llama_server.sh first")
     port = free_port()
     cmd = [str(binary), "-m", str(gguf), "--port", str(port), "-t", str(threads), "-tb", str(threads),
-           "-np", str(lanes), "-c", str(window * lanes), "--no-webui"]
+           "-np", str(lanes), "-c", str(window * lanes), "--no-webui", *no_repack()]
     peer = Peer("llama-server", f"http://127.0.0.1:{port}", _spawn(cmd, logs / "llama-server.log"), gguf.stem)
     return _wait(peer, "/health")
 

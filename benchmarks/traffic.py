@@ -183,7 +183,8 @@ def ceilings(bin_dir: Path, gguf: Path, threads: int, quick: bool, levels: list[
     if not (bin_dir / "llama-bench").exists() or not (bin_dir / "llama-batched-bench").exists():
         return {"not measured": f"llama-bench or llama-batched-bench missing in {bin_dir} (run with --build)"}
     bench = [str(bin_dir / "llama-bench"), "-m", str(gguf), "-t", str(threads), "-o", "json",
-             "-p", "2000", "-n", "32" if quick else "128", "-r", "1" if quick else "3"]
+             "-p", "2000", "-n", "32" if quick else "128", "-r", "1" if quick else "3",
+             *(["-nr", "1"] if peers.no_repack() else [])]
     done = subprocess.run(bench, capture_output=True, text=True, check=False)
     for test in json.loads(done.stdout or "[]"):
         name = f"pp{test['n_prompt']}" if test["n_prompt"] else f"tg{test['n_gen']}"
@@ -192,7 +193,7 @@ def ceilings(bin_dir: Path, gguf: Path, threads: int, quick: bool, levels: list[
     ntg = 32 if quick else 128
     batched = [str(bin_dir / "llama-batched-bench"), "-m", str(gguf), "-t", str(threads), "-tb", str(threads),
                "-c", str(max(npl) * (128 + ntg) + 256), "-npp", "128", "-ntg", str(ntg),
-               "-npl", ",".join(map(str, npl)), "--output-format", "jsonl"]
+               "-npl", ",".join(map(str, npl)), "--output-format", "jsonl", *peers.no_repack()]
     done = subprocess.run(batched, capture_output=True, text=True, check=False)
     for line in (done.stdout + done.stderr).splitlines():
         if line.startswith('{"n_kv_max"'):

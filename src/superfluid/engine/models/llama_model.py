@@ -92,11 +92,30 @@ def _override_array(overrides: tuple[KvOverride, ...]) -> ctypes.Array[llama_cpp
     return array
 
 
+@functools.cache
+def cpu_has_amx() -> bool:
+    """Whether llama.cpp's CPU backend was built with AMX (Intel Sapphire Rapids and later, built natively).
+
+    Its AMX matrix kernels crash (a segfault in ``ggml_backend_amx_mul_mat`` at the first decode, seen on this
+    project's 2-core Xeon machines and reported upstream as llama.cpp#20824). They are used only for weights
+    placed in the "extra" buffer types, so on such a CPU models load without them, as llama-server does with
+    ``--no-repack``: the plain CPU kernels (AVX-512 there) compute instead. Weight repacking for Q4_0/Q4_K goes
+    with it on those machines; the bundled Q4_1 model is never repacked.
+    """
+    llama_cpp.llama_backend_init()
+    found = b"AMX_INT8 = 1" in llama_cpp.llama_print_system_info()
+    if found:
+        log.info("llama.cpp was built with AMX: models load without its extra buffer types (AMX kernels crash)")
+    return found
+
+
 def _load(path: Path, *, vocab_only: bool, overrides: tuple[KvOverride, ...] = ()) -> llama_cpp.llama_model_p:
     llama_cpp.llama_backend_init()
     mparams = llama_cpp.llama_model_default_params()
     mparams.n_gpu_layers = 0
     mparams.vocab_only = vocab_only
+    if not vocab_only and cpu_has_amx():
+        mparams.use_extra_bufts = False  # see cpu_has_amx
     if overrides:
         array = _override_array(overrides)  # llama.cpp reads it during the load only
         mparams.kv_overrides = ctypes.cast(array, ctypes.POINTER(llama_cpp.llama_model_kv_override))
