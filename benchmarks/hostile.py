@@ -17,7 +17,9 @@ p50/p95 TTFT of normal traffic per phase kind and their ratio (target: attacked 
 quiet), normal requests completed and failed, the slowest /health, and resident memory at the start, at its
 peak, and after the last attack (target: back near the start).
 
-Run: ``python -m benchmarks.hostile [--seconds 60] [--rounds 2] [--clients 2] [--record]``; never part of CI.
+Run: ``python -m benchmarks.hostile [--seconds 60] [--rounds 2] [--clients 2] [--only WORD...] [--server-flags "..."]
+[--record]``; never part of CI. ``--only`` keeps the attacks whose names hold one of the words (``_abandoned``,
+``prompt``, ``anyOf``, ``_header``...), to see what each costs.
 """
 
 from __future__ import annotations
@@ -196,8 +198,12 @@ def _abandoned_streams(base_url: str, stop: threading.Event) -> None:
         stop.wait(0.5)
 
 
-def _attack(base_url: str, stop: Any) -> None:
-    payloads = _payloads()
+def _attack(base_url: str, stop: Any, only: tuple[str, ...] = ()) -> None:
+    """``only``: run just the attacks whose names contain one of these words (all when empty)."""
+    def chosen(name: str) -> bool:
+        return not only or any(word in name for word in only)
+
+    payloads = {name: payload for name, payload in _payloads().items() if chosen(name)}
     halt = threading.Event()
     paths = {"deep nesting": "/api/chat"}
 
@@ -210,9 +216,11 @@ def _attack(base_url: str, stop: Any) -> None:
 
     threads = [threading.Thread(target=looped(name, payload), daemon=True) for name, payload in payloads.items()]
     threads += [threading.Thread(target=fn, args=(base_url, halt), daemon=True)
-                for fn in (_idle_flood, _header_bomb, _abandoned_streams)]
-    threads += [threading.Thread(target=_drip, args=(base_url, halt), daemon=True) for _ in range(20)]
-    threads += [threading.Thread(target=_stall, args=(base_url, halt), daemon=True) for _ in range(20)]
+                for fn in (_idle_flood, _header_bomb, _abandoned_streams) if chosen(fn.__name__)]
+    threads += [threading.Thread(target=_drip, args=(base_url, halt), daemon=True)
+                for _ in range(20 if chosen("_drip") else 0)]
+    threads += [threading.Thread(target=_stall, args=(base_url, halt), daemon=True)
+                for _ in range(20 if chosen("_stall") else 0)]
     for thread in threads:
         thread.start()
     stop.wait()
@@ -278,9 +286,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="quiet + attacked pairs")
     parser.add_argument("--clients", type=int, default=2, help="concurrent normal streams")
     parser.add_argument("--record", action="store_true")
+    parser.add_argument("--only", nargs="*", default=[],
+                        help="run only the attacks whose names hold one of these words (e.g. tools _drip)")
+    parser.add_argument("--server-flags", default="", help="extra serve flags, e.g. '--prepare-nice 0'")
     args = parser.parse_args()
     log = Path(os.environ.get("TMPDIR", "/tmp")) / "superfluid-hostile.log"
-    server = start_server([DEFAULT_MODEL], log)
+    server = start_server([DEFAULT_MODEL, *args.server_flags.split()], log)
     pid = server.process.pid
     sampler = _Sampler(server.base_url, pid)
     results: dict[str, dict[str, Any]] = {kind: {"ttft": [], "failed": 0, "health": [], "server_cpu": 0.0,
@@ -293,7 +304,7 @@ def main() -> None:
         for _ in range(args.rounds):
             for kind in ("quiet", "attacked"):
                 stop = multiprocessing.Event()
-                attacker = multiprocessing.Process(target=_attack, args=(server.base_url, stop))
+                attacker = multiprocessing.Process(target=_attack, args=(server.base_url, stop, tuple(args.only)))
                 if kind == "attacked":
                     attacker.start()
                     time.sleep(2)  # let the floods build
@@ -320,8 +331,11 @@ def main() -> None:
         stop_server(server)
     quiet, attacked = results["quiet"], results["attacked"]
     ratio = _p(attacked["ttft"], 0.95) / _p(quiet["ttft"], 0.95)
+    flags = f"flags {args.server_flags}" if args.server_flags else "default flags"
+    if args.only:
+        flags += f"; only the attacks {' '.join(args.only)}"
     lines = [f"machine: {platform.machine()}, {os.cpu_count()} cores (shared with other work: re-record quiet); "
-             f"model {DEFAULT_MODEL}; default flags; {args.clients} normal streams x 24 tokens; "
+             f"model {DEFAULT_MODEL}; {flags}; {args.clients} normal streams x 24 tokens; "
              f"{args.rounds} x ({args.seconds:g} s quiet + {args.seconds:g} s attacked)",
              "phase      requests  failed  p50 TTFT ms  p95 TTFT ms  slowest /health ms  server cores  attacker cores"]
     for kind in ("quiet", "attacked"):

@@ -184,7 +184,7 @@ def ceilings(bin_dir: Path, gguf: Path, threads: int, quick: bool, levels: list[
         return {"not measured": f"llama-bench or llama-batched-bench missing in {bin_dir} (run with --build)"}
     bench = [str(bin_dir / "llama-bench"), "-m", str(gguf), "-t", str(threads), "-o", "json",
              "-p", "2000", "-n", "32" if quick else "128", "-r", "1" if quick else "3",
-             *(["-nr", "1"] if peers.no_repack() else [])]
+             *(["--repack", "0"] if peers.no_repack() else [])]
     done = subprocess.run(bench, capture_output=True, text=True, check=False)
     for test in json.loads(done.stdout or "[]"):
         name = f"pp{test['n_prompt']}" if test["n_prompt"] else f"tg{test['n_gen']}"
