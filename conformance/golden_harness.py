@@ -24,7 +24,13 @@ from conformance.server import DEFAULT_MODEL, SECOND_MODEL, start_server, stop_s
 
 CONFORMANCE_DIR = Path(__file__).resolve().parent
 SPEC_DIR = CONFORMANCE_DIR.parent / "openapi"
-SERVER_ARGS = [DEFAULT_MODEL, SECOND_MODEL, "--parallel", "4"]
+SERVER_ARGS = [DEFAULT_MODEL, SECOND_MODEL, "--parallel", "4", "--http-allow-batch-invariant"]
+ALONE = {"x-superfluid-batch-invariant": "true"}
+"""Sent with every recorded and replayed exchange: the reply is computed on the lane that ticks alone in a
+context of its own, so its tokens do not depend on what else the server is doing or has cached. On a shared
+lane they can: a prompt another test just sent is served from cached KV computed beside other lanes, and on
+CPUs whose kernels sum in a different order for different batch shapes (AVX-512 builds) a greedy reply can
+take another token at a near tie."""
 HTTP_METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
 
 
@@ -97,9 +103,10 @@ class GoldenSuite:
         with self.spec_path.open() as fh:
             return dict(yaml.safe_load(fh))
 
-    def perform(self, client: httpx.Client, exchange: Exchange) -> Observed:
+    def perform(self, client: httpx.Client, exchange: Exchange, *, alone: bool = True) -> Observed:
+        """The exchange's request and what came back; ``alone``: on the batch-invariant lane (``ALONE``)."""
         response = client.request(exchange.method, exchange.path, params=exchange.query or None,
-                                  json=exchange.body)
+                                  json=exchange.body, headers=ALONE if alone else None)
         transcript: dict[str, Any] = {"status": response.status_code, "headers": self.kept_headers(response.headers)}
         raw, entries = self.read_body(response, exchange)
         transcript.update(entries)
@@ -157,14 +164,19 @@ def template_regex(template: str) -> re.Pattern[str]:
 def assert_replays_match(suite: GoldenSuite, client: httpx.Client, path: Path,
                          check_volatile: Callable[[Observed], None],
                          check_warm: Callable[[Observed], None]) -> None:
-    """Replay a transcript twice in a row: both answers must equal the recording once normalized, and
-    ``check_warm`` looks at the second, whose prompt the server has just seen."""
+    """Replay a transcript twice in a row (``ALONE``): both answers must equal the recording once normalized.
+    Then send it twice on the shared lanes, where the prefix cache works: both must keep the recorded status,
+    and ``check_warm`` looks at the second, whose prompt the server has just seen."""
     recorded = load(path)
     exchange = Exchange.from_transcript(recorded)
     for attempt in ("first", "second"):
         observed = suite.perform(client, exchange)
         check_volatile(observed)
         assert observed.transcript == recorded["response"], f"{attempt} replay of {path.name} differs"
+    for attempt in ("first", "second"):
+        observed = suite.perform(client, exchange, alone=False)
+        check_volatile(observed)
+        assert observed.status == recorded["response"]["status"], f"{attempt} shared-lane send of {path.name}"
         if attempt == "second":
             check_warm(observed)
 

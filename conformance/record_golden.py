@@ -5,8 +5,9 @@ Run it by hand after a deliberate change to what the server says, then review th
     python -m conformance.record_golden --base-url http://127.0.0.1:8453   # a server that is already up
     python -m conformance.record_golden                                    # starts its own, like the tests do
 
-The server must be started the way conformance/conftest.py starts it (the two bundled models, --parallel 4):
-some recorded fields (total_slots, the second model's entry in the model list) depend on that.
+The server must be started the way conformance/conftest.py starts it (the two bundled models, --parallel 4,
+--http-allow-batch-invariant): some recorded fields (total_slots, the second model's entry in the model list)
+depend on that, and every exchange is sent with x-superfluid-batch-invariant (golden_harness.ALONE).
 
 Everything that changes from run to run is replaced by a placeholder before it is written, and the replay in
 test_golden.py normalizes the live answer the same way before comparing. Volatile are: completion ids and
@@ -14,8 +15,11 @@ test_golden.py normalizes the live answer the same way before comparing. Volatil
 ``superfluid.warm``, ``superfluid.cached``, the ``x-superfluid-warm`` header, the KV snapshot in /props),
 the Responses API's random ids (``resp_``, ``msg_``, ...), clocks and ``cache_write_tokens``, and, for models
 other than the default one, the fields that change once that model has been loaded.
-Generated text is never normalized: every generating request is greedy (temperature 0, fixed seed), so its
-text must come back identical whether the prompt is served cold or from the prefix cache.
+Generated text is never normalized: every generating request is greedy (temperature 0, fixed seed) and runs on
+the lane that ticks alone, so its text must come back identical however busy the server is. Text from the
+shared lanes is not compared: there a prompt may be served from KV cached beside other traffic, and on CPUs
+whose kernels sum in another order for other batch shapes (AVX-512) a near tie can go the other way. The
+replay sends each exchange twice more on the shared lanes, to check its status and that the second is warm.
 """
 
 from __future__ import annotations
