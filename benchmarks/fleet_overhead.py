@@ -32,6 +32,7 @@ import httpx
 from conformance.fleet_server import start_fleet, stop_fleet
 from conformance.server import start_server, stop_server
 
+from benchmarks.proc import cpu_seconds
 from benchmarks.recording import record
 from superfluid.engine.models.model_sources import DEFAULT_MODEL
 
@@ -82,11 +83,7 @@ def head_pids() -> list[int]:
 
 def cpu_s(pids: list[int]) -> float:
     """User + system CPU seconds of ``pids`` so far."""
-    ticks = 0
-    for pid in pids:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        ticks += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
-    return ticks / os.sysconf("SC_CLK_TCK")
+    return sum(cpu_seconds(pid) for pid in pids)
 
 
 def pct(values: list[float], q: int) -> float:

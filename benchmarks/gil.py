@@ -40,6 +40,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from benchmarks.proc import cpu_seconds
+
 SHIM = r"""
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -207,25 +209,20 @@ async def streams(served: Any, count: int, mode: str, tokens: int) -> int:
 def measure(served: Any, phases: Phases, waited: Callable[[int], int], engine_tid: int, count: int, mode: str,
             tokens: int) -> dict[str, float]:
     phases.totals.clear()
-    before = (phases.counter(engine_tid), phases.calls.get("decode+flush", 0), _thread_cpu(engine_tid),
+    before = (phases.counter(engine_tid), phases.calls.get("decode+flush", 0), cpu_seconds(os.getpid(), engine_tid),
               waited(engine_tid))
     start = time.perf_counter()
     made = asyncio.run(streams(served, count, mode, tokens))
     wall = time.perf_counter() - start
     releases = phases.counter(engine_tid) - before[0]
     ticks = max(phases.calls.get("decode+flush", 0) - before[1], 1)
-    cpu = _thread_cpu(engine_tid) - before[2]
+    cpu = cpu_seconds(os.getpid(), engine_tid) - before[2]
     wait_ms = (waited(engine_tid) - before[3]) / 1e6
     out = {"tok_s": made / wall, "ticks": ticks, "releases_per_tick": releases / ticks,
            "gil_wait_ms_per_tick": wait_ms / ticks,
            "engine_cpu_ms_per_token": cpu / max(made, 1) * 1000}
     out.update({f"{k}/tick": v / ticks for k, v in sorted(phases.totals.items())})
     return out
-
-
-def _thread_cpu(tid: int) -> float:
-    fields = Path(f"/proc/self/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def main() -> None:

@@ -34,8 +34,9 @@ from typing import Any
 import httpx
 
 from benchmarks import peers
+from benchmarks.proc import cpu_seconds
 from benchmarks.recording import record
-from benchmarks.traffic import LANES, WINDOW, _pct, body, cpu_seconds, shot
+from benchmarks.traffic import LANES, WINDOW, _pct, body, shot
 from superfluid.engine.models.model_sources import DEFAULT_MODEL
 
 ROOT = Path(__file__).resolve().parent.parent

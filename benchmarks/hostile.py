@@ -41,6 +41,7 @@ from typing import Any
 import httpx
 from conformance.server import start_server, stop_server
 
+from benchmarks.proc import cpu_seconds
 from benchmarks.recording import record
 from superfluid.engine.models.model_sources import DEFAULT_MODEL
 
@@ -235,8 +236,7 @@ def _cpu_s(pid: int) -> float:
     while pending:
         current = pending.pop()
         try:
-            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            total += cpu_seconds(current)
             for task in Path(f"/proc/{current}/task").iterdir():
                 pending += [int(child) for child in (task / "children").read_text().split()]
         except OSError:

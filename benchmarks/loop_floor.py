@@ -18,12 +18,12 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 import uvicorn
 from conformance.server import free_port
 
+from benchmarks.proc import cpu_seconds
 from benchmarks.recording import record
 
 CHUNK = b'data: {"choices":[{"index":0,"delta":{"content":" word"}}]}\n\n'
@@ -55,11 +55,6 @@ def make_app(chunks: int) -> Any:
     return app
 
 
-def _thread_cpu_s(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/task/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=2000)
@@ -79,12 +74,12 @@ def main() -> None:
                 break
             except OSError:
                 time.sleep(0.1)
-        before = _thread_cpu_s(server.pid)
+        before = cpu_seconds(server.pid, server.pid)
         with sock:
             sock.sendall(b"GET / HTTP/1.1\r\nhost: bench\r\n\r\n")
             while (data := sock.recv(1 << 16)) and not data.endswith(b"0\r\n\r\n"):
                 pass
-        per_chunk_us = (_thread_cpu_s(server.pid) - before) / args.chunks * 1e6
+        per_chunk_us = (cpu_seconds(server.pid, server.pid) - before) / args.chunks * 1e6
     finally:
         server.terminate()
         server.wait(timeout=10)

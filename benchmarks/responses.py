@@ -27,6 +27,7 @@ from pathlib import Path
 import llama_cpp
 from conformance.server import start_server, stop_server
 
+from benchmarks import proc
 from benchmarks.foundation import PROMPT, _quartiles, _sse_frames, _stream_chat, served_decode_rate
 from benchmarks.recording import record
 from superfluid.engine.models.model_sources import DEFAULT_MODEL
@@ -35,10 +36,9 @@ from superfluid.engine.models.model_sources import DEFAULT_MODEL
 def cpu_seconds(pid: int) -> float | None:
     """User + system CPU time of a process, all its threads (None where /proc is not there)."""
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        return proc.cpu_seconds(pid)
     except OSError:
         return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def per_token_cpu_ms(pid: int, run: Callable[[], float], n_tokens: int) -> tuple[float, float | None]:

@@ -39,6 +39,7 @@ from typing import Any
 import httpx
 
 from benchmarks import peers
+from benchmarks.proc import cpu_seconds
 from benchmarks.recording import record
 from superfluid.engine.models.model_sources import DEFAULT_MODEL, resolve
 
@@ -123,12 +124,6 @@ async def shot(client: httpx.AsyncClient, payload: dict[str, Any]) -> Shot:
         result.error = repr(exc)
     result.tokens = result.tokens or len(result.stamps)
     return result
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process, all its threads (from /proc/PID/stat)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _pct(values: list[float], q: float) -> float:
