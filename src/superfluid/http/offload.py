@@ -15,8 +15,8 @@ every item: 20,000 messages take most of a second), and a thread doing that hold
 engine thread, which takes the GIL back after every call into llama.cpp, then waits at each of them (two
 streams' time per token went from ~40 ms to ~300 ms beside one such thread on a loaded 2-core machine, against
 ~90 ms beside a whole other process burning a core). So big bodies are validated in worker *processes*
-(``check_in_process``), started with the pool, each with its own GIL; the thread only parses. A worker process
-that dies is replaced, and that body is validated on the thread instead.
+(``validation.check_apart``), started with the first big body, each with its own GIL; the thread only
+parses. A worker process that dies is replaced, and that body is validated on the thread instead.
 """
 
 from __future__ import annotations

@@ -188,9 +188,7 @@ class GrammarTokenizer:
                 self._pristine.move_to_end(grammar)
         if pristine is None:
             pristine = llguidance.LLMatcher(self.tokenizer, grammar)
-            if pristine.is_error():
-                return GrammarState(pristine, self.n_vocab, self._mask_words)
-            if len(grammar) > PRISTINE_CHARS // 4:
+            if pristine.is_error() or len(grammar) > PRISTINE_CHARS // 4:  # not kept: the lane takes this one
                 return GrammarState(pristine, self.n_vocab, self._mask_words)
             with self._lock:
                 self._pristine[grammar] = pristine
