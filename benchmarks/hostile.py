@@ -288,7 +288,7 @@ def main() -> None:
     parser.add_argument("--record", action="store_true")
     parser.add_argument("--only", nargs="*", default=[],
                         help="run only the attacks whose names hold one of these words (e.g. tools _drip)")
-    parser.add_argument("--server-flags", default="", help="extra serve flags, e.g. '--prepare-nice 0'")
+    parser.add_argument("--server-flags", default="", help="extra serve flags, e.g. '--prepare-workers 2'")
     args = parser.parse_args()
     log = Path(os.environ.get("TMPDIR", "/tmp")) / "superfluid-hostile.log"
     server = start_server([DEFAULT_MODEL, *args.server_flags.split()], log)

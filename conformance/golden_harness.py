@@ -20,11 +20,10 @@ from typing import Any
 import httpx
 import yaml
 
-from conformance.server import DEFAULT_MODEL, SECOND_MODEL, start_server, stop_server
+from conformance.server import SERVER_ARGS, start_server, stop_server
 
 CONFORMANCE_DIR = Path(__file__).resolve().parent
 SPEC_DIR = CONFORMANCE_DIR.parent / "openapi"
-SERVER_ARGS = [DEFAULT_MODEL, SECOND_MODEL, "--parallel", "4", "--http-allow-batch-invariant"]
 ALONE = {"x-superfluid-batch-invariant": "true"}
 """Sent with every recorded and replayed exchange: the reply is computed on the lane that ticks alone in a
 context of its own, so its tokens do not depend on what else the server is doing or has cached. On a shared

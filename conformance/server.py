@@ -15,6 +15,8 @@ import httpx
 
 DEFAULT_MODEL = "smollm2-135m-instruct"
 SECOND_MODEL = "gemma3-270m"
+SERVER_ARGS = [DEFAULT_MODEL, SECOND_MODEL, "--parallel", "4", "--http-allow-batch-invariant"]
+"""How the conformance session's shared server starts (conftest.py), and the server the goldens are recorded on."""
 
 
 def free_port() -> int:
