@@ -64,6 +64,7 @@ def test_short_flags_match_llama_server() -> None:
     assert (settings.ctx_size, settings.threads, settings.parallel, settings.batch_size) == (4096, 8, 6, 256)
     assert settings.max_tokens == 100
     assert settings.alias == "nick"
+    assert _settings("-kvu").kv_unified is True and _settings().kv_unified is False
 
 
 def test_types_are_converted() -> None:

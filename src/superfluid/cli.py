@@ -74,8 +74,11 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("-c", "--ctx-size", type=int, default=0,
                        help="context window in tokens (0: the model's training context, at most 8192)")
     serve.add_argument("--kv-size", type=int, default=0,
-                       help="tokens in the KV pool all lanes share (0: the context window); "
-                            "e.g. --parallel 8 --ctx-size 4096 --kv-size 32768 gives every lane a full window")
+                       help="tokens in the KV pool of all lanes together (0: one context window, shared); "
+                            "e.g. --parallel 8 --ctx-size 4096 --kv-size 32768 gives every lane a full window, "
+                            "in a KV stream of its own")
+    serve.add_argument("-kvu", "--kv-unified", action="store_true",
+                       help="one KV pool all lanes share even when --kv-size holds a full window per lane")
     serve.add_argument("-t", "--threads", type=int, default=0, help="llama.cpp threads (0: all cores)")
     serve.add_argument("-np", "--parallel", type=int, default=4, help="lanes decoded together")
     serve.add_argument("-b", "--batch-size", type=int, default=512, help="most prompt tokens per engine tick")
@@ -224,6 +227,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         port=args.port,
         ctx_size=args.ctx_size,
         kv_size=args.kv_size,
+        kv_unified=args.kv_unified,
         threads=args.threads,
         parallel=args.parallel,
         batch_size=args.batch_size,

@@ -78,7 +78,9 @@ class Settings:
     ctx_size: int = 0
     """Context window in tokens; 0 takes the model's training context."""
     kv_size: int = 0
-    """Cells in the KV pool shared by all lanes; 0 makes it the context window."""
+    """Cells in the KV pool of all lanes together; 0 makes it the context window."""
+    kv_unified: bool = False
+    """Keep one pool all lanes share even when it holds a full window per lane (else each lane gets a stream)."""
     threads: int = 0
     """llama.cpp threads; 0 uses every core the process may run on."""
     parallel: int = 4

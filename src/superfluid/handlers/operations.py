@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from superfluid import __version__
-from superfluid.engine.models.llama_model import BACKEND_VERSION
+from superfluid.engine.models.llama_model import BACKEND_VERSION, shared_kv_pool
 from superfluid.engine.models.profile import ModelProfile
 from superfluid.engine.models.runtimes import AnyProfile
 from superfluid.engine.models.served_model import ServedModel
@@ -36,8 +36,10 @@ async def props(model: str | None = None, autoload: str | None = None) -> dict[s
         "seed": -1,
         "stop": [],
     }
-    kv: dict[str, Any] = {"type_k": "f16", "type_v": "f16", "unified": True,
-                          "size_tokens": max(svc.models.entry(model_id).settings.kv_size, profile.n_ctx)}
+    settings = svc.models.entry(model_id).settings
+    size = max(settings.kv_size, profile.n_ctx)
+    kv: dict[str, Any] = {"type_k": "f16", "type_v": "f16", "size_tokens": size,
+                          "unified": shared_kv_pool(settings.kv_unified, settings.parallel, size, profile.n_ctx)}
     if isinstance(served, ServedModel):
         kv.update(served.scheduler.snapshot())
     return {

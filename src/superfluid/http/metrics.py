@@ -161,7 +161,7 @@ class EngineCollector(Collector):
         busy = GaugeMetricFamily("superfluid_lanes_busy", "Lanes decoding or prefilling now", labels=["model"])
         depth = GaugeMetricFamily("superfluid_queue_depth", "Choices waiting for a lane, by QoS class",
                                   labels=["model", "qos"])
-        kv_size = GaugeMetricFamily("superfluid_kv_pool_tokens", "Cells in the model's shared KV pool",
+        kv_size = GaugeMetricFamily("superfluid_kv_pool_tokens", "Cells in the model's KV pool, all lanes together",
                                     labels=["model"])
         kv_used = GaugeMetricFamily("superfluid_kv_pool_used_tokens", "KV cells holding lanes' tokens",
                                     labels=["model"])

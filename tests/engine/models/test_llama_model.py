@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from superfluid.engine.models.llama_model import LlamaModel
+from superfluid.engine.models.llama_model import LlamaModel, shared_kv_pool
 from tests.engine.bundled_vocab import bundled_vocab
 
 
@@ -38,3 +38,16 @@ def test_control_token_finds_only_single_tokens_that_decoding_drops(text: str, c
     assert (token is not None) is control
     if token is not None:
         assert _model().tokenize(text, add_special=False, parse_special=True) == [token]
+
+
+@pytest.mark.parametrize(("forced", "lanes", "kv_size", "window", "shared"), [
+    (False, 8, 32768, 4096, False),  # a full window per lane: a stream each, as llama-server's slots
+    (False, 8, 40000, 4096, False),
+    (False, 8, 0, 4096, True),  # the default pool (one window) has to be shared
+    (False, 8, 16384, 4096, True),  # half a window per lane: only sharing lets one lane use a whole window
+    (False, 1, 4096, 4096, True),  # one lane: one pool either way
+    (True, 8, 32768, 4096, True),  # --kv-unified
+])
+def test_lanes_share_one_kv_pool_only_when_it_is_smaller_than_a_window_each(
+        forced: bool, lanes: int, kv_size: int, window: int, shared: bool) -> None:
+    assert shared_kv_pool(forced, lanes, kv_size, window) is shared

@@ -59,3 +59,84 @@ def test_with_no_empty_lane_the_longest_match_wins(copies: list[Any]) -> None:
     job = _job([*PREAMBLE, 8, 9, 9])
     admission.place(job, [older, newer])
     assert job.lane is newer and job.cached == len(PREAMBLE) + 1
+
+
+# ---- a KV stream per lane (non-unified pool) ------------------------------------------------------------------
+
+
+def _busy(seq: int) -> Lane:
+    lane = Lane(seq, None, None, tokens=[*PREAMBLE, 99], last_used=9.0)
+    lane.job = object()  # type: ignore[assignment]
+    return lane
+
+
+@pytest.fixture
+def loads(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
+    """Copies between streams (llama.cpp's sequence state saved from the donor, loaded into the lane)."""
+    done: list[tuple[int, int]] = []
+
+    def load(donor: Lane, lane: Lane) -> bool:
+        done.append((donor.seq, lane.seq))
+        return True
+
+    monkeypatch.setattr(admission, "_load_copy", load)
+    monkeypatch.setattr(admission.llama_cpp, "llama_memory_seq_cp", lambda *_: pytest.fail("a shared-pool copy"))
+    monkeypatch.setattr(admission.llama_cpp, "llama_memory_seq_rm", lambda *_: True)
+    return done
+
+
+def test_with_streams_a_new_conversation_sits_beside_the_busy_lanes(loads: list[Any]) -> None:
+    # The least recently used lane is 5, but lane 3 is next to the busy lane 2: llama.cpp decodes lanes 2 and 3
+    # in one pass, lanes 2 and 5 in two.
+    lanes = [Lane(0, None, None, tokens=[*PREAMBLE, 1], last_used=3.0), Lane(1, None, None, tokens=[], last_used=4.0),
+             _busy(2), Lane(3, None, None, tokens=[*PREAMBLE, 7], last_used=8.0),
+             Lane(4, None, None, tokens=[*PREAMBLE, 3], last_used=6.0), Lane(5, None, None, tokens=[], last_used=0.5)]
+    job = _job([*PREAMBLE, 50, 51])
+    admission.place(job, lanes, unified=False)
+    assert job.lane is lanes[3] and job.cached == len(PREAMBLE)
+    assert loads == []  # lane 3 holds the preamble itself
+
+
+def test_with_streams_an_empty_lane_beside_the_busy_ones_loads_the_preamble(loads: list[Any]) -> None:
+    lanes = [_busy(0), Lane(1, None, None), Lane(2, None, None, tokens=[*PREAMBLE, 4], last_used=0.1)]
+    job = _job([*PREAMBLE, 50, 51])
+    admission.place(job, lanes, unified=False)
+    assert job.lane is lanes[1] and job.cached == len(PREAMBLE)
+    assert loads == [(0, 1)]
+
+
+def test_with_streams_a_continued_conversation_keeps_its_own_lane_while_nothing_runs(loads: list[Any]) -> None:
+    held = Lane(4, None, None, tokens=[*PREAMBLE, *range(100, 600)], last_used=1.0)
+    lanes = [Lane(0, None, None, tokens=[*PREAMBLE, 9], last_used=3.0), Lane(1, None, None), held]
+    job = _job([*held.tokens, 42])
+    admission.place(job, lanes, unified=False)
+    assert job.lane is held and job.cached == len(held.tokens) and loads == []
+
+
+def test_with_streams_a_continued_conversation_moves_beside_the_busy_lanes(loads: list[Any]) -> None:
+    # A copy (milliseconds, once) buys a decode pass shared with lane 0 on every tick after it.
+    held = Lane(4, None, None, tokens=[*PREAMBLE, *range(100, 600)], last_used=1.0)
+    lanes = [_busy(0), Lane(1, None, None), held]
+    job = _job([*held.tokens, 42])
+    admission.place(job, lanes, unified=False)
+    assert job.lane is lanes[1] and job.cached == len(held.tokens) and loads == [(4, 1)]
+    assert len(held.tokens) == 507  # the conversation stays cached where it was too
+
+
+def test_with_streams_a_short_prefix_of_a_long_cache_is_prefilled_not_copied(loads: list[Any]) -> None:
+    # Copying between streams moves all the donor's cells: 8 tokens out of 1,500 are cheaper to prefill again.
+    donor = _busy(0)
+    donor.tokens = [*PREAMBLE, *range(100, 1600)]
+    empty = Lane(1, None, None)
+    job = _job([*PREAMBLE, 5, 6])
+    admission.place(job, [donor, empty], unified=False)
+    assert job.lane is empty and job.cached == 0 and loads == []
+
+
+def test_with_streams_the_cheapest_donor_of_the_longest_prefix_is_copied(loads: list[Any]) -> None:
+    big = Lane(0, None, None, tokens=[*PREAMBLE, *range(100, 1600)], last_used=5.0)
+    small = Lane(1, None, None, tokens=[*PREAMBLE, 8], last_used=5.0)
+    big.job = small.job = object()  # type: ignore[assignment]
+    job = _job([*PREAMBLE, 60, 61])
+    admission.place(job, [big, small, Lane(2, None, None)], unified=False)
+    assert job.cached == len(PREAMBLE) and loads == [(1, 2)]

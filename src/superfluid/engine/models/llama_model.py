@@ -221,11 +221,22 @@ def _pooling_type(m: llama_cpp.llama_model_p) -> str:
 _EMBEDDING_ARCHITECTURES = frozenset({"bert", "nomic-bert", "jina-bert-v2", "t5encoder"})
 
 
+def shared_kv_pool(forced: bool, n_seq_max: int, kv_size: int, window: int) -> bool:
+    """Whether lanes share one KV pool (llama.cpp's ``kv_unified``) rather than each having a stream of cells, as
+    llama-server lays out its slots. A lane's attention spans every cell up to the highest one in use in its
+    pool, its own or not, so in a shared pool the caches other lanes keep slow every decode and prefill
+    (docs/scheduling.md, "KV layout"). When the pool holds a full window for every lane anyway, each lane gets
+    its own stream; a smaller pool (the default: one window for all) must be shared, and ``forced`` shares it
+    whatever its size."""
+    return forced or n_seq_max == 1 or max(kv_size, window) < n_seq_max * window
+
+
 class LlamaModel:
     """Owns one llama_model and one llama_context. Decode calls must come from one thread at a time."""
 
     def __init__(self, path: Path, *, n_ctx: int, n_seq_max: int, n_batch: int, n_threads: int,
-                 kv_size: int = 0, overrides: tuple[KvOverride, ...] = (), pooling: int | None = None) -> None:
+                 kv_size: int = 0, overrides: tuple[KvOverride, ...] = (), pooling: int | None = None,
+                 kv_unified: bool = False) -> None:
         self.path = path
         self.pooling = pooling
         """None: a generation context; otherwise an embedding context with this llama.cpp pooling type
@@ -239,22 +250,26 @@ class LlamaModel:
         self.n_batch = max(n_batch, 1)
         self.n_seq_max = max(n_seq_max, 1)
         self._contexts: list[llama_cpp.llama_context_p] = []
+        kv_size = max(kv_size, self.window)
+        self.kv_unified = pooling is not None or shared_kv_pool(kv_unified, self.n_seq_max, kv_size, self.window)
+        """One pool whose cells all lanes share, or (False) a stream of cells per lane (see shared_kv_pool)."""
         try:
-            self.ctx, self.memory = self.open_context(self.n_seq_max, max(kv_size, self.window))
+            self.ctx, self.memory = self.open_context(self.n_seq_max, kv_size, unified=self.kv_unified)
         except EngineFailure:
             llama_cpp.llama_model_free(model)
             raise
         self.n_ctx = self.window
         """The served window: the most tokens (prompt + reply) one sequence may hold."""
         self.kv_size = int(llama_cpp.llama_n_ctx(self.ctx))
-        """Cells in the shared KV pool (all lanes together)."""
+        """Cells in the KV pool (all lanes together)."""
         self.bos_token = int(llama_cpp.llama_vocab_bos(self.vocab))
         self.eog_tokens = tuple(t for t in range(self.meta.n_vocab) if llama_cpp.llama_vocab_is_eog(self.vocab, t))
         self._eog = frozenset(self.eog_tokens)
 
-    def open_context(self, n_seq_max: int, kv_size: int = 0) -> tuple[llama_cpp.llama_context_p,
-                                                                      llama_cpp.llama_memory_t]:
-        """A llama.cpp context over this model's weights, with one unified KV pool (the window by default)."""
+    def open_context(self, n_seq_max: int, kv_size: int = 0, *, unified: bool = True) -> tuple[
+            llama_cpp.llama_context_p, llama_cpp.llama_memory_t]:
+        """A llama.cpp context over this model's weights: ``kv_size`` cells (the window by default) in one pool
+        the sequences share, or (``unified`` False) split evenly into a stream of cells per sequence."""
         cparams = llama_cpp.llama_context_default_params()
         cparams.n_ctx = kv_size or self.window
         cparams.n_batch = self.n_batch
@@ -262,7 +277,7 @@ class LlamaModel:
         cparams.n_seq_max = n_seq_max
         cparams.n_threads = self.n_threads
         cparams.n_threads_batch = self.n_threads
-        cparams.kv_unified = True
+        cparams.kv_unified = unified
         cparams.no_perf = True
         if self.pooling is not None:
             cparams.embeddings = True

@@ -116,7 +116,7 @@ class ServedModel:
         path = source.locate()
         log.info("loading %s from %s", model_id, path)
         llama = LlamaModel(path, n_ctx=settings.ctx_size, n_seq_max=settings.parallel, kv_size=settings.kv_size,
-                           n_batch=settings.batch_size, n_threads=settings.threads,
+                           kv_unified=settings.kv_unified, n_batch=settings.batch_size, n_threads=settings.threads,
                            overrides=settings.override_kv)
         try:
             profile = ModelProfile.build(model_id, source.origin, path, llama.meta, settings, n_ctx=llama.n_ctx)

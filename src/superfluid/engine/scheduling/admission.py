@@ -7,17 +7,28 @@ one. A job whose sibling
 prefilling it again.
 
 Prefix reuse spans lanes: the longest cached prefix of the prompt is looked for in every lane, busy or idle,
-and copied into the job's lane with ``llama_memory_seq_cp`` (in a unified KV cache that shares the cells, no
-copy of data). Idle lanes keep their tokens until a new job needs the lane; the least recently used goes first.
+and copied into the job's lane. In a unified KV pool ``llama_memory_seq_cp`` shares the cells, no data copied.
+Between the streams of a non-unified pool, ``llama_memory_seq_cp`` would copy the donor's whole stream (15 ms
+for the bundled model's 4,096 cells); the donor's own cells are saved and loaded instead
+(``llama_state_seq_get_data``/``set_data``: under a millisecond for a short prompt), then the tail beyond the
+shared prefix is dropped. With a stream per lane, a new job also sits beside the busy lanes where it can: llama.cpp
+decodes consecutive lanes in one pass. Idle lanes keep their tokens until a new job needs the lane; the least
+recently used goes first.
 A cached prefix counts only for a job under the same LoRA adapters as the lane's cache: keys and values computed
 under one adapter set are wrong under another.
 """
 
 from __future__ import annotations
 
+import ctypes
+
 import llama_cpp
 
 from superfluid.engine.scheduling.job import Job, Lane, common_prefix
+
+STREAM_COPY_RATIO = 32
+"""A prefix is copied between streams when it is at least 1/32 of the donor's cells (the copy moves them all).
+Prefilling a token costs about as much as copying a few hundred cells."""
 
 
 class WaitingRoom:
@@ -53,8 +64,9 @@ class WaitingRoom:
         return None
 
 
-def place(job: Job, lanes: list[Lane]) -> None:
-    """Give ``job`` a free lane holding as much of its prompt as any lane has cached; sets job.cached/pending."""
+def place(job: Job, lanes: list[Lane], *, unified: bool = True) -> None:
+    """Give ``job`` a free lane holding as much of its prompt as any lane has cached; sets job.cached/pending.
+    ``unified``: the lanes share one KV pool (else each has a stream of its own)."""
     free = [lane for lane in lanes if lane.job is None]
     limit = len(job.prompt) - 1  # the last prompt token is always decoded, for its logits
 
@@ -62,15 +74,32 @@ def place(job: Job, lanes: list[Lane]) -> None:
         return common_prefix(ln.tokens, job.prompt) if ln.adapters == job.adapters else 0
 
     spare = any(not ln.tokens for ln in free)
-    lane = max(free, key=lambda ln: (_worth(ln, cached(ln), limit, spare), -ln.last_used))
-    own = min(cached(lane), limit)
-    donor = max(lanes, key=cached)
+    # The longest match; between streams the cheapest of those to copy (a copy moves all the donor's cells).
+    donor = max(lanes, key=cached) if unified else max(lanes, key=lambda ln: (cached(ln), -len(ln.tokens)))
     shared = min(cached(donor), limit)
-    if donor is not lane and shared > own:
+    busy = {ln.seq for ln in lanes if ln.job is not None}
+    copyable = shared if unified or shared * STREAM_COPY_RATIO >= len(donor.tokens) else 0
+
+    def rank(ln: Lane) -> tuple[int, int, int, float]:
+        worth = _worth(ln, cached(ln), limit, spare)
+        if unified:
+            return worth, 0, worth, -ln.last_used
+        # With a stream per lane, llama.cpp decodes lanes together only when they are consecutive: a lane beside
+        # the busy ones beats a lane whose cache a copy would give any lane (docs/scheduling.md, "KV layout").
+        beside = (ln.seq - 1 in busy) + (ln.seq + 1 in busy)
+        return (worth if worth > copyable else 0), beside, worth, -ln.last_used
+
+    lane = max(free, key=rank)
+    own = min(cached(lane), limit)
+    if donor is not lane and copyable > own:
         _truncate(lane, 0)
-        llama_cpp.llama_memory_seq_cp(lane.memory, donor.seq, lane.seq, 0, shared)
-        lane.tokens = list(donor.tokens[:shared])
-        keep = shared
+        if unified:
+            llama_cpp.llama_memory_seq_cp(lane.memory, donor.seq, lane.seq, 0, shared)
+            keep = shared
+        else:
+            keep = shared if _load_copy(donor, lane) else 0
+            llama_cpp.llama_memory_seq_rm(lane.memory, lane.seq, keep, -1)
+        lane.tokens = list(donor.tokens[:keep])
     else:
         _truncate(lane, own)
         keep = own
@@ -104,6 +133,14 @@ def _seat(job: Job, lane: Lane, keep: int) -> None:
     job.lane = lane
     lane.job = job
     lane.adapters = job.adapters
+
+
+def _load_copy(donor: Lane, lane: Lane) -> bool:
+    """Copy the donor lane's cells into ``lane``'s stream through llama.cpp's sequence state; False if it failed."""
+    size = int(llama_cpp.llama_state_seq_get_size(lane.ctx, donor.seq))
+    state = (ctypes.c_uint8 * size)()
+    saved = int(llama_cpp.llama_state_seq_get_data(lane.ctx, state, size, donor.seq))
+    return saved > 0 and int(llama_cpp.llama_state_seq_set_data(lane.ctx, state, saved, lane.seq)) == saved
 
 
 def _truncate(lane: Lane, keep: int) -> None:

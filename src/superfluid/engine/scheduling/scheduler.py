@@ -165,7 +165,7 @@ class Scheduler:
         busy_s = sum(t[3] for t in window)
         return {
             "lanes": lanes,
-            "kv_pool": {"size_tokens": int(self.model.kv_size), "unified": True,
+            "kv_pool": {"size_tokens": int(self.model.kv_size), "unified": self.model.kv_unified,
                         "lane_tokens": sum(entry["cached_tokens"] for entry in lanes)},
             "waiting": self._queued,
             "tick_plan": self._tick_plan(),
@@ -265,7 +265,7 @@ class Scheduler:
             if job.batch_invariant:
                 place_solo(job, self._solo_lane())
             else:
-                place(job, self.lanes)
+                place(job, self.lanes, unified=self.model.kv_unified)
             job.sampler = LaneSampler(job.sampling, self._rows)
             admitted = Admitted(index=job.index, prompt_tokens=len(job.prompt), cached_tokens=job.cached)
             self._outbox.post(job.sink, admitted)
@@ -292,10 +292,10 @@ class Scheduler:
                 job.spec_pause -= 1
             elif (self.spec_draft and len(decoding) <= SPEC_MAX_LANES and not job.batch_invariant
                   and job.sampling.temperature <= 0):  # greedy lanes only: see docs/scheduling.md
-                draft = job.drafts.draft(lane.tokens, job.next_token,
-                                         min(self.spec_draft, job.max_new_tokens - job.generated - 1))
+                room = min(job.max_new_tokens - job.generated, self.model.n_ctx - len(lane.tokens)) - 1
+                draft = job.drafts.draft(lane.tokens, job.next_token, min(self.spec_draft, room))
                 entries.extend((lane, tok, True, "draft") for tok in draft)
-        n_gen = len(entries)  # generated rows (next tokens and drafts) come first, prompt rows after
+        n_gen = len(entries)  # generated rows (next tokens and drafts) are listed first, prompt rows after
         budget = self.model.n_batch - n_gen
         prefilling = [ln for ln in lanes if ln.job is not None and ln.job.pending]
         # Prompt chunks share what is left of the batch, most urgent class first.
@@ -310,6 +310,11 @@ class Scheduler:
             entries.extend((lane, tok, i == last and not job.pending, "prompt") for i, tok in enumerate(chunk))
         if not entries:
             return False
+        if not self.model.kv_unified:
+            # With a KV stream per lane, llama.cpp decodes lanes together only while their sequence ids come in
+            # the batch consecutive and increasing; it splits the batch elsewhere. A stable sort keeps each lane's
+            # rows in order.
+            entries.sort(key=lambda e: e[0].seq)
         first = entries[0][0]
         assert first.job is not None
         self._adapters.apply(first.ctx, first.job.adapters)
@@ -398,7 +403,8 @@ class Scheduler:
             return True
         if status == 1:  # no room in the KV cache: free idle caches first, then cut the longest job
             group = [lane for lane in self._all_lanes() if lane.ctx is ctx]
-            idle = [lane for lane in group if lane.job is None and lane.tokens]
+            # Idle lanes' cells are room for others only in a shared pool.
+            idle = [lane for lane in group if lane.job is None and lane.tokens] if self.model.kv_unified else []
             if idle:
                 for lane in idle:
                     memory_seq_rm(lane.memory, lane.seq, -1, -1)
