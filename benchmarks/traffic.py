@@ -10,7 +10,8 @@ by level, so drift on the machine hits both alike. Reported per server, traffic 
 * aggregate tok/s (all completion tokens over the level's wall time) and the median per-stream tok/s;
 * p50 and p95 time to first token (queueing included);
 * CPU seconds per generated token of the server process (all its threads, from /proc), and its RSS;
-* prefill tok/s on a ~2,000-token prompt (prompt tokens over time to first token, max_tokens 1);
+* prefill tok/s on a ~2,000-token prompt (prompt tokens over time to first token, max_tokens 1; the median of six
+  prompts, the two servers taking turns to go first);
 * the ceiling: llama-bench (pp / tg) and llama-batched-bench (aggregate tg at each concurrency) of the same
   llama.cpp build, run after the servers stop.
 
@@ -212,8 +213,9 @@ async def run(servers: dict[str, peers.Peer], levels: list[int], max_tokens: int
                 print(f"{name} {mode} c{concurrency}: " + ", ".join(  # progress, for a run cut short
                     f"{k} {v:.1f}" for k, v in got.items() if isinstance(v, float)), flush=True)
     for round_no in range(prefills):
-        for name, peer in servers.items():
-            results[name].setdefault("prefill_tok_s", []).append(await prefill(peer, f"[prefill {round_no}]"))
+        names = list(servers) if round_no % 2 == 0 else list(reversed(servers))  # who goes first alternates
+        for name in names:
+            results[name].setdefault("prefill_tok_s", []).append(await prefill(servers[name], f"[prefill {round_no}]"))
     return results
 
 
@@ -281,7 +283,7 @@ def main() -> None:
                                            binary=args.llama_server),
     }
     try:
-        results = asyncio.run(run(servers, levels, max_tokens, 1 if args.quick else 3))
+        results = asyncio.run(run(servers, levels, max_tokens, 1 if args.quick else 6))
     finally:
         for peer in servers.values():
             peer.stop()
