@@ -289,7 +289,9 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", default=[],
                         help="run only the attacks whose names hold one of these words (e.g. tools _drip)")
     parser.add_argument("--server-flags", default="", help="extra serve flags, e.g. '--prepare-workers 2'")
+    parser.add_argument("--note", default="", help="a line for the record (e.g. what else ran on the machine)")
     args = parser.parse_args()
+    load_before = os.getloadavg()[0]
     log = Path(os.environ.get("TMPDIR", "/tmp")) / "superfluid-hostile.log"
     server = start_server([DEFAULT_MODEL, *args.server_flags.split()], log)
     pid = server.process.pid
@@ -334,16 +336,18 @@ def main() -> None:
     flags = f"flags {args.server_flags}" if args.server_flags else "default flags"
     if args.only:
         flags += f"; only the attacks {' '.join(args.only)}"
-    lines = [f"machine: {platform.machine()}, {os.cpu_count()} cores (shared with other work: re-record quiet); "
+    lines = [f"machine: {platform.machine()}, {os.cpu_count()} cores, load average {load_before:.1f} before the run; "
              f"model {DEFAULT_MODEL}; {flags}; {args.clients} normal streams x 24 tokens; "
              f"{args.rounds} x ({args.seconds:g} s quiet + {args.seconds:g} s attacked)",
+             *([f"note: {args.note}"] if args.note else []),
              "phase      requests  failed  p50 TTFT ms  p95 TTFT ms  slowest /health ms  server cores  attacker cores"]
     for kind in ("quiet", "attacked"):
         r = results[kind]
         lines.append(f"{kind:<9} {len(r['ttft']):>9} {r['failed']:>7} {_p(r['ttft'], 0.5) * 1000:>12.0f} "
                      f"{_p(r['ttft'], 0.95) * 1000:>12.0f} {max(r['health'], default=float('nan')) * 1000:>19.0f} "
                      f"{r['server_cpu'] / r['seconds']:>13.2f} {r['attacker_cpu'] / r['seconds']:>15.2f}")
-    lines.append(f"attacked / quiet p95 TTFT: {ratio:.2f} (target <= 1.20)")
+    lines.append(f"attacked / quiet p95 TTFT: {ratio:.2f} (target <= 1.20); normal requests completed attacked / "
+                 f"quiet: {len(attacked['ttft']) / max(1, len(quiet['ttft'])):.2f}")
     lines.append(f"RSS MB: start {start_mb:.0f}, peak {peak_mb:.0f}, 10 s after the last attack {end_mb:.0f} "
                  f"(+{end_mb - start_mb:.0f})")
     report = "\n".join(lines)

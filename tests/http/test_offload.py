@@ -39,3 +39,15 @@ def test_without_processes_everything_runs_here() -> None:
         assert asyncio.run(offload.run_apart(os.getpid)) == os.getpid()
     finally:
         offload.close()
+
+
+def test_worker_processes_run_at_the_lowest_priority_and_threads_do_not() -> None:
+    # A validating process yields the CPU to decoding; the preparation threads share the server's GIL, so they
+    # keep its priority (a descheduled thread holding the GIL would stall the engine thread).
+    offload = Offload(1)
+    here = os.nice(0)
+    try:
+        assert asyncio.run(offload.run_apart(os.nice, 0)) == min(19, here + 19)
+        assert asyncio.run(offload.run(os.nice, 0)) == here
+    finally:
+        offload.close()

@@ -26,6 +26,7 @@ import contextlib
 import ctypes
 import logging
 import multiprocessing
+import os
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
@@ -63,6 +64,17 @@ def _malloc_trim() -> Callable[[int], int] | None:
     return trim
 
 
+VALIDATOR_NICENESS = 19
+
+
+def yield_cpu() -> None:
+    """In a validation worker process: take CPU only when decoding leaves some (``nice`` 19). The process holds no
+    lock the server waits on while it runs (it has its own GIL), so a lower priority cannot stall the engine
+    thread; the same on the preparation *threads* did, through the shared GIL (docs/performance.md)."""
+    with contextlib.suppress(OSError):
+        os.nice(VALIDATOR_NICENESS)
+
+
 class Offload:
     def __init__(self, workers: int, *, processes: bool = True) -> None:
         self.workers = max(1, workers)
@@ -75,7 +87,8 @@ class Offload:
 
     def _start_processes(self) -> ProcessPoolExecutor:
         # spawn, not fork: the server process holds llama.cpp's threads and model memory.
-        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=yield_cpu)
 
     def note_big_request(self) -> None:
         """A big body came in: give freed memory back to the system for a while (``TRIM_*``).
