@@ -98,7 +98,7 @@ def test_with_streams_a_new_conversation_sits_beside_the_busy_lanes(loads: list[
 
 
 def test_with_streams_an_empty_lane_beside_the_busy_ones_loads_the_preamble(loads: list[Any]) -> None:
-    lanes = [_busy(0), Lane(1, None, None), Lane(2, None, None, tokens=[*PREAMBLE, 4], last_used=0.1)]
+    lanes = [_busy(0), Lane(1, None, None), Lane(2, None, None, tokens=[*PREAMBLE, *range(300, 320)], last_used=0.1)]
     job = _job([*PREAMBLE, 50, 51])
     admission.place(job, lanes, unified=False)
     assert job.lane is lanes[1] and job.cached == len(PREAMBLE)
@@ -113,14 +113,33 @@ def test_with_streams_a_continued_conversation_keeps_its_own_lane_while_nothing_
     assert job.lane is held and job.cached == len(held.tokens) and loads == []
 
 
-def test_with_streams_a_continued_conversation_moves_beside_the_busy_lanes(loads: list[Any]) -> None:
-    # A copy (milliseconds, once) buys a decode pass shared with lane 0 on every tick after it.
+def test_with_streams_a_continued_conversation_keeps_its_own_lane_away_from_the_busy_ones(loads: list[Any]) -> None:
+    # Moving it beside lane 0 would copy all its cells (for a large model, hundreds of MB through host memory).
     held = Lane(4, None, None, tokens=[*PREAMBLE, *range(100, 600)], last_used=1.0)
     lanes = [_busy(0), Lane(1, None, None), held]
     job = _job([*held.tokens, 42])
     admission.place(job, lanes, unified=False)
-    assert job.lane is lanes[1] and job.cached == len(held.tokens) and loads == [(4, 1)]
-    assert len(held.tokens) == 507  # the conversation stays cached where it was too
+    assert job.lane is held and job.cached == len(held.tokens) and loads == []
+
+
+def test_with_streams_an_idle_conversation_beside_the_busy_lane_is_not_evicted_while_a_lane_is_empty(
+        loads: list[Any]) -> None:
+    idle = Lane(1, None, None, tokens=[*PREAMBLE, *range(100, 1100)], last_used=2.0)
+    lanes = [_busy(0), idle, Lane(2, None, None), Lane(3, None, None)]
+    job = _job([*PREAMBLE, 70, 71])
+    admission.place(job, lanes, unified=False)
+    assert job.lane in (lanes[2], lanes[3]) and len(idle.tokens) == 1007
+    assert job.cached == len(PREAMBLE)  # the preamble is loaded from lane 0 (the smaller of the two holders)
+    assert loads == [(0, job.lane.seq)]
+
+
+def test_with_streams_beside_counts_only_lanes_under_the_same_adapters(loads: list[Any]) -> None:
+    other = _busy(0)
+    other.adapters = (("style.gguf", 1.0),)  # type: ignore[assignment]
+    lanes = [other, Lane(1, None, None, last_used=5.0), Lane(2, None, None, last_used=1.0)]
+    job = _job([*PREAMBLE, 80])
+    admission.place(job, lanes, unified=False)
+    assert job.lane is lanes[2]  # the least recently used: lane 1 sits beside a lane it never decodes with
 
 
 def test_with_streams_a_short_prefix_of_a_long_cache_is_prefilled_not_copied(loads: list[Any]) -> None:
@@ -140,3 +159,26 @@ def test_with_streams_the_cheapest_donor_of_the_longest_prefix_is_copied(loads: 
     job = _job([*PREAMBLE, 60, 61])
     admission.place(job, [big, small, Lane(2, None, None)], unified=False)
     assert job.cached == len(PREAMBLE) and loads == [(1, 2)]
+
+
+def test_with_streams_a_sliding_window_model_copies_a_partial_prefix_as_a_whole_stream(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A saved sequence state leaves out the sliding-window cells the donor's newest token no longer needs, which a
+    # shorter prefix does need; the whole-stream copy keeps them. A donor holding exactly the prefix is loaded.
+    calls: list[tuple[str, int, int]] = []
+    monkeypatch.setattr(admission, "_load_copy",
+                        lambda donor, lane: calls.append(("load", donor.seq, lane.seq)) or True)
+    monkeypatch.setattr(admission.llama_cpp, "llama_memory_seq_cp",
+                        lambda _m, src, dst, start, end: calls.append(("stream", src, dst)))
+    monkeypatch.setattr(admission.llama_cpp, "llama_memory_seq_rm", lambda *_: True)
+    donor = _busy(0)
+    donor.tokens = [*PREAMBLE, *range(100, 140)]
+    job = _job([*PREAMBLE, *range(100, 120), 5])
+    admission.place(job, [donor, Lane(1, None, None)], unified=False, sliding_window=512)
+    assert calls == [("stream", 0, 1)] and job.cached == 27
+    calls.clear()
+    exact = _busy(0)
+    exact.tokens = [*PREAMBLE, *range(100, 120)]
+    job = _job([*exact.tokens, 6])
+    admission.place(job, [exact, Lane(1, None, None)], unified=False, sliding_window=512)
+    assert calls == [("load", 0, 1)] and job.cached == 27

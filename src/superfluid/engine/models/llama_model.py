@@ -262,6 +262,8 @@ class LlamaModel:
         """The served window: the most tokens (prompt + reply) one sequence may hold."""
         self.kv_size = int(llama_cpp.llama_n_ctx(self.ctx))
         """Cells in the KV pool (all lanes together)."""
+        self.n_swa = int(llama_cpp.llama_model_n_swa(model))
+        """Tokens the sliding-window attention layers attend to (0: the model has none)."""
         self.bos_token = int(llama_cpp.llama_vocab_bos(self.vocab))
         self.eog_tokens = tuple(t for t in range(self.meta.n_vocab) if llama_cpp.llama_vocab_is_eog(self.vocab, t))
         self._eog = frozenset(self.eog_tokens)

@@ -64,9 +64,10 @@ class WaitingRoom:
         return None
 
 
-def place(job: Job, lanes: list[Lane], *, unified: bool = True) -> None:
+def place(job: Job, lanes: list[Lane], *, unified: bool = True, sliding_window: int = 0) -> None:
     """Give ``job`` a free lane holding as much of its prompt as any lane has cached; sets job.cached/pending.
-    ``unified``: the lanes share one KV pool (else each has a stream of its own)."""
+    ``unified``: the lanes share one KV pool (else each has a stream of its own). ``sliding_window``: the model's
+    attention window on its sliding-window layers (0: none)."""
     free = [lane for lane in lanes if lane.job is None]
     limit = len(job.prompt) - 1  # the last prompt token is always decoded, for its logits
 
@@ -77,17 +78,24 @@ def place(job: Job, lanes: list[Lane], *, unified: bool = True) -> None:
     # The longest match; between streams the cheapest of those to copy (a copy moves all the donor's cells).
     donor = max(lanes, key=cached) if unified else max(lanes, key=lambda ln: (cached(ln), -len(ln.tokens)))
     shared = min(cached(donor), limit)
-    busy = {ln.seq for ln in lanes if ln.job is not None}
+    # Lanes under other adapters never decode in one pass with this one: being beside them is worth nothing.
+    busy = {ln.seq for ln in lanes if ln.job is not None and ln.adapters == job.adapters}
     copyable = shared if unified or shared * STREAM_COPY_RATIO >= len(donor.tokens) else 0
 
-    def rank(ln: Lane) -> tuple[int, int, int, float]:
+    def rank(ln: Lane) -> tuple[int, int, int, int, float]:
         worth = _worth(ln, cached(ln), limit, spare)
         if unified:
-            return worth, 0, worth, -ln.last_used
-        # With a stream per lane, llama.cpp decodes lanes together only when they are consecutive: a lane beside
-        # the busy ones beats a lane whose cache a copy would give any lane (docs/scheduling.md, "KV layout").
+            return worth, 0, 0, worth, -ln.last_used
+        # With a stream per lane: a lane that is this conversation's own (it holds the whole prompt, or more of
+        # it than of anything else) is taken, no copy needed. Otherwise a lane that loses nothing (empty, or
+        # holding only part of the prompt) comes first, so a free lane never evicts another conversation's cache
+        # while an empty one is free; then a lane beside the busy ones, since llama.cpp decodes lanes together
+        # only when they are consecutive (docs/scheduling.md, "KV layout"); a copy gives any lane the prefix.
+        kept = min(cached(ln), limit)
+        lost = len(ln.tokens) - kept
+        home = worth if kept and kept >= copyable and (kept >= limit or kept >= lost) else 0
         beside = (ln.seq - 1 in busy) + (ln.seq + 1 in busy)
-        return (worth if worth > copyable else 0), beside, worth, -ln.last_used
+        return home, int(lost == 0), beside, worth, -ln.last_used
 
     lane = max(free, key=rank)
     own = min(cached(lane), limit)
@@ -96,8 +104,14 @@ def place(job: Job, lanes: list[Lane], *, unified: bool = True) -> None:
         if unified:
             llama_cpp.llama_memory_seq_cp(lane.memory, donor.seq, lane.seq, 0, shared)
             keep = shared
+        elif sliding_window and len(donor.tokens) > shared:
+            # A saved state leaves out the cells the donor's own newest token no longer attends to on the
+            # sliding-window layers, which the shorter prefix still needs: copy the whole stream instead.
+            llama_cpp.llama_memory_seq_cp(lane.memory, donor.seq, lane.seq, -1, -1)
+            keep = shared
         else:
             keep = shared if _load_copy(donor, lane) else 0
+        if not unified:
             llama_cpp.llama_memory_seq_rm(lane.memory, lane.seq, keep, -1)
         lane.tokens = list(donor.tokens[:keep])
     else:

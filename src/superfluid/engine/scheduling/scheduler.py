@@ -265,7 +265,7 @@ class Scheduler:
             if job.batch_invariant:
                 place_solo(job, self._solo_lane())
             else:
-                place(job, self.lanes, unified=self.model.kv_unified)
+                place(job, self.lanes, unified=self.model.kv_unified, sliding_window=self.model.n_swa)
             job.sampler = LaneSampler(job.sampling, self._rows)
             admitted = Admitted(index=job.index, prompt_tokens=len(job.prompt), cached_tokens=job.cached)
             self._outbox.post(job.sink, admitted)
@@ -295,7 +295,7 @@ class Scheduler:
                 room = min(job.max_new_tokens - job.generated, self.model.n_ctx - len(lane.tokens)) - 1
                 draft = job.drafts.draft(lane.tokens, job.next_token, min(self.spec_draft, room))
                 entries.extend((lane, tok, True, "draft") for tok in draft)
-        n_gen = len(entries)  # generated rows (next tokens and drafts) are listed first, prompt rows after
+        n_gen = len(entries)  # generated rows (next tokens and drafts) are counted first, prompt rows after
         budget = self.model.n_batch - n_gen
         prefilling = [ln for ln in lanes if ln.job is not None and ln.job.pending]
         # Prompt chunks share what is left of the batch, most urgent class first.
@@ -411,6 +411,9 @@ class Scheduler:
                     lane.tokens.clear()
             else:
                 busy = [lane for lane in group if lane.job is not None]
+                if not self.model.kv_unified:  # only a lane of this batch can have filled its own stream
+                    in_batch = {id(lane) for lane, _, _, _ in entries}
+                    busy = [lane for lane in busy if id(lane) in in_batch] or busy
                 victim = max(busy, key=lambda ln: len(ln.tokens))
                 assert victim.job is not None
                 self._finish(victim.job, "length")
