@@ -71,8 +71,11 @@ def place(job: Job, lanes: list[Lane], *, unified: bool = True, sliding_window: 
     free = [lane for lane in lanes if lane.job is None]
     limit = len(job.prompt) - 1  # the last prompt token is always decoded, for its logits
 
+    # Each lane's match, walked once: the ranking below asks for it several times per lane.
+    matches = {id(ln): common_prefix(ln.tokens, job.prompt) if ln.adapters == job.adapters else 0 for ln in lanes}
+
     def cached(ln: Lane) -> int:
-        return common_prefix(ln.tokens, job.prompt) if ln.adapters == job.adapters else 0
+        return matches[id(ln)]
 
     spare = any(not ln.tokens for ln in free)
     # The longest match; between streams the cheapest of those to copy (a copy moves all the donor's cells).
