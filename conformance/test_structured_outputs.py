@@ -209,6 +209,52 @@ def test_json_schema_without_a_schema_object_is_a_400(http: httpx.Client, model:
     assert reply.json()["error"]["param"] == "response_format.json_schema"
 
 
+def _wide_any_of(branches: int) -> dict[str, Any]:
+    return {"anyOf": [_closed({f"k{i}": {"type": "string", "maxLength": 4}}) for i in range(branches)]}
+
+
+def test_an_any_of_past_llguidances_default_row_limit_is_served(client: OpenAI, model: str) -> None:
+    """2,500 branches: past llguidance's default of 2,000 alternatives per parse step, which answered 200 with
+    the content '{"' and finish_reason "stop" (the parser gave up after the first token)."""
+    schema = _wide_any_of(2500)
+    reply = client.chat.completions.create(model=model, messages=_user(BRIEF), max_tokens=MAX_TOKENS,
+                                           temperature=0, response_format=_schema_format("wide", schema, False))
+    choice = reply.choices[0]
+    assert choice.finish_reason == "stop", choice
+    value = _validate(schema, choice.message.content)
+    assert len(value) == 1
+
+
+TOO_WIDE = {"type": "object", "properties": {f"k{i}": {"type": "string", "maxLength": 4} for i in range(2600)}}
+"""2,600 optional properties: about 10,400 alternatives in the step after '{', past the server's cap of 10,000
+(docs/structured-outputs.md). No check before decoding sees it; the parser stops at the first key."""
+
+
+def test_a_grammar_that_gives_up_mid_reply_is_a_400_not_half_a_value(client: OpenAI, model: str) -> None:
+    with pytest.raises(openai.BadRequestError) as caught:
+        client.chat.completions.create(model=model, messages=_user(BRIEF), max_tokens=MAX_TOKENS, temperature=0,
+                                       response_format=_schema_format("too_wide", TOO_WIDE, False))
+    error = caught.value.body
+    assert isinstance(error, dict)
+    assert error["message"].startswith("constraint unsatisfiable: the output grammar gave up at reply token "), error
+    assert "Current row has" in error["message"] and "max is 10000" in error["message"], error
+    assert len(error["message"]) < 500, "llguidance's state dump and grammar belong in the log, not the reply"
+    assert error["param"] == "response_format.json_schema"
+
+
+def test_a_grammar_that_gives_up_mid_stream_ends_in_an_error_event(http: httpx.Client, model: str) -> None:
+    body = {"model": model, "messages": _user(BRIEF), "max_tokens": MAX_TOKENS, "temperature": 0, "stream": True,
+            "response_format": _schema_format("too_wide", TOO_WIDE, False)}
+    with http.stream("POST", "/v1/chat/completions", json=body) as reply:
+        assert reply.status_code == 200
+        frames = [json.loads(line[6:]) for line in reply.iter_lines() if line.startswith("data: {")]
+    errors = [f["error"] for f in frames if "error" in f]
+    assert len(errors) == 1 and "the output grammar gave up" in errors[0]["message"], frames
+    assert errors[0]["param"] == "response_format.json_schema"
+    finishes = [c["finish_reason"] for f in frames for c in f.get("choices") or [] if c.get("finish_reason")]
+    assert finishes == [], "a reply the grammar abandoned must not look finished"
+
+
 # ---- streaming ------------------------------------------------------------------------------------------
 
 

@@ -168,6 +168,9 @@ class Failed:
 
     index: int
     message: str
+    constraint: str | None = None
+    """Set when the choice's output grammar gave up (a parser limit reached mid-reply): the request parameter
+    that asked for it. The client hears a 400 ``constraint unsatisfiable`` naming it, not a server error."""
 
 
 EngineEvent = Admitted | TextDelta | Finished | Failed

@@ -284,6 +284,8 @@ class ServedModel:
         deadline = None
         if request.qos == "completion" and self.settings.completion_deadline_ms:
             deadline = time.monotonic() + self.settings.completion_deadline_ms / 1000
+        grammar_param = (request.constraint.param if request.constraint is not None
+                         else "tools" if request.tools is not None and request.tools.active else None)
         jobs = [
             Job(
                 index=i,
@@ -295,6 +297,7 @@ class ServedModel:
                 ignore_eos=request.sampling.ignore_eos,
                 grammar=prepared.grammars[i] if prepared.grammars else None,
                 lazy_grammar=plan.lazy if plan else None,
+                grammar_param=grammar_param,
                 calls=plan.call_reader() if plan else None,
                 preserve=plan.preserve if plan else frozenset(),
                 logprobs=request.logprobs,

@@ -154,6 +154,8 @@ class Job:
     grammar: GrammarState | None = None
     lazy_grammar: LazyGrammar | None = None
     """A grammar that engages once the reply writes its trigger."""
+    grammar_param: str | None = None
+    """The request parameter behind the grammar (``response_format``, ``tools``...), named if it gives up."""
     calls: CallReader | None = None
     preserve: frozenset[int] = frozenset()
     """Control tokens written out as their text (a call format's markers), not dropped like other specials."""

@@ -452,8 +452,14 @@ class Scheduler:
         grammar_done = False
         if job.grammar is not None:
             if not job.grammar.advance(token):
-                # llguidance's error ends with the whole grammar (500 KB for a wide schema): its head says why.
-                log.warning("grammar refused token %d: %.300s", token, job.grammar.error)
+                # A parser limit reached mid-reply (the mask let the token through, so nothing else refuses it).
+                # The reply is not what the grammar promised: a failure, not a "stop". llguidance's error goes on
+                # with the parser's state and the whole grammar (500 KB for a wide schema): its first line says why.
+                error = ((job.grammar.error or "").strip().splitlines() or ["no reason given"])[0][:300]
+                log.warning("grammar refused token %d: %s", token, error)
+                self._fail(job, f"the output grammar gave up at reply token {job.generated}: {error}",
+                           constraint=job.grammar_param or "response_format")
+                return None
             grammar_done = job.grammar.done
         elif job.lazy_grammar is not None:
             self._maybe_engage(job, data)
@@ -558,6 +564,13 @@ class Scheduler:
                             stop_sequence=job.output.stop_sequence if reason == "stop" else None,
                             ttft_s=job.ttft_s)
         self._outbox.post(job.sink, finished)
+
+    def _fail(self, job: Job, message: str, *, constraint: str | None = None) -> None:
+        """End one choice with an error its client hears (the lane is freed first, as on a finish)."""
+        job.finished = True
+        self._release(job)
+        self._count(job, "error")
+        self._outbox.post(job.sink, Failed(index=job.index, message=message, constraint=constraint))
 
     def _count(self, job: Job, reason: str) -> None:
         stats = self.stats

@@ -15,13 +15,20 @@ from superfluid.engine.types import (
     GenerationResult,
     TextDelta,
 )
-from superfluid.errors import EngineFailure
+from superfluid.errors import ConstraintUnsatisfiable, EngineFailure, SuperfluidError
 
 ClientEvent = TextDelta | Finished
 
 
+def _failure(event: Failed) -> SuperfluidError:
+    if event.constraint is not None:
+        return ConstraintUnsatisfiable(event.message, param=event.constraint)
+    return EngineFailure(event.message)
+
+
 class GenerationStream:
-    """Iterate for TextDelta and Finished events of every choice; a Failed event raises EngineFailure.
+    """Iterate for TextDelta and Finished events of every choice; a Failed event raises EngineFailure (or
+    ConstraintUnsatisfiable when an output grammar gave up).
 
     Leaving the iteration early (a client that went away) cancels every unfinished choice.
     """
@@ -53,7 +60,7 @@ class GenerationStream:
                 self.cached_tokens = event.cached_tokens
             elif isinstance(event, Failed):
                 self.cancel()
-                raise EngineFailure(event.message)
+                raise _failure(event)
             else:
                 self._early.append(event)
         return self.cached_tokens
@@ -79,7 +86,7 @@ class GenerationStream:
                         self.cached_tokens = event.cached_tokens
                     continue
                 if isinstance(event, Failed):
-                    raise EngineFailure(event.message)
+                    raise _failure(event)
                 if isinstance(event, Finished):
                     self._open.discard(event.index)
                     self._account(event)
