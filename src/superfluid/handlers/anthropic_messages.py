@@ -16,6 +16,7 @@ from superfluid.handlers import anthropic_params as params
 from superfluid.handlers import anthropic_replies as replies
 from superfluid.handlers.context import (
     admitted,
+    built,
     json_reply_of,
     qos_and_invariance,
     request_body,
@@ -34,7 +35,7 @@ async def create_message() -> Response:
     svc = services()
     model = await svc.models.get(body["model"])
     qos, invariant = qos_and_invariance()
-    request = params.generation_request(body, model, qos=qos, invariant=invariant)
+    request = await built(lambda: params.generation_request(body, model, qos=qos, invariant=invariant))
     stream = bool(body.get("stream"))
     message_id = replies.new_message_id()
     show_thinking = params.shows_thinking(body)
@@ -83,8 +84,9 @@ async def count_tokens() -> Response:
     on a worker thread."""
     body = request_body()
     model = await services().models.get(body["model"])
-    request = GenerationRequest(model=model.id, prompt=params.prompt(body, model),
-                                tools=params.tool_policy(body.get("tools"), body.get("tool_choice")))
+    request = await built(lambda: GenerationRequest(
+        model=model.id, prompt=params.prompt(body, model),
+        tools=params.tool_policy(body.get("tools"), body.get("tool_choice"))))
     pool = offload_of(context.scope)
     if pool is not None and not is_light(request):
         prepared = await pool.run(lambda: model.prepare(request, check_window=False))

@@ -24,6 +24,7 @@ from superfluid.handlers import openai_params as params
 from superfluid.handlers import openai_shapes as shapes
 from superfluid.handlers.context import (
     admitted,
+    built,
     json_reply,
     now,
     qos_and_invariance,
@@ -132,7 +133,7 @@ async def create_chat_completion() -> Response:
     model = await svc.models.get(body["model"])
     qos, invariant = qos_and_invariance()
     stream = bool(body.get("stream"))
-    request = GenerationRequest(
+    request = await built(lambda: GenerationRequest(
         model=model.id,
         prompt=ChatPrompt(messages=convert_messages(body["messages"], model.id),
                           template_kwargs=template_kwargs(body)),
@@ -145,7 +146,7 @@ async def create_chat_completion() -> Response:
         logprobs=logprobs_request(body),
         qos=qos,
         batch_invariant=invariant,
-    )
+    ))
     completion_id = svc.next_id("chatcmpl")
     created = now()
     options = body.get("stream_options") or {}

@@ -10,7 +10,7 @@ from superfluid.engine.types import ChatPrompt, GenerationRequest
 from superfluid.errors import UnsupportedParameter
 from superfluid.handlers import ollama_params as params
 from superfluid.handlers import ollama_replies as replies
-from superfluid.handlers.context import qos_and_invariance, request_body, services
+from superfluid.handlers.context import built, qos_and_invariance, request_body, services
 
 
 async def chat() -> Response:
@@ -25,7 +25,7 @@ async def chat() -> Response:
     logprobs = params.logprobs_request(body)
     svc = services()
     model_id = params.model_id(body["model"], svc.models.sources)
-    messages = params.convert_messages(body.get("messages") or [], model_id)
+    messages = await built(lambda: params.convert_messages(body.get("messages") or [], model_id))
     model = await svc.models.get(model_id)
     options.check_window(model.id, model.n_ctx)
     stream = params.streams(body)

@@ -24,6 +24,7 @@ from superfluid.handlers import responses_input as rin
 from superfluid.handlers import responses_shapes as shapes
 from superfluid.handlers.context import (
     admitted,
+    built,
     json_reply_of,
     key_id,
     now,
@@ -67,7 +68,7 @@ async def create_response() -> Response:
     model = await svc.models.get(body["model"])
     qos, invariant = qos_and_invariance()
     items, history = await _conversation(body, svc.state.responses, key_id())
-    request = GenerationRequest(
+    request = await built(lambda: GenerationRequest(
         model=model.id,
         prompt=ChatPrompt(messages=rin.chat_messages(items, instructions=body.get("instructions"),
                                                      model_id=model.id, history=history),
@@ -79,7 +80,7 @@ async def create_response() -> Response:
         logprobs=rin.logprobs_request(body),
         qos=qos,
         batch_invariant=invariant,
-    )
+    ))
     request, prepared = await _prepare(model, request, auto_truncate=body.get("truncation") == "auto")
     base = shapes.base_response(body, response_id=rin.new_id("resp"), created_at=now(), model=model.id)
     saver = _Saver(svc.state.responses if body.get("store", True) is not False else None, items, key_id())

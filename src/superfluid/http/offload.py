@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import ctypes
 import logging
 import multiprocessing
@@ -110,8 +111,10 @@ class Offload:
             await self.run(trim, 0)
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        """``fn(*args)`` on a worker thread; its exception, if any, raises here."""
-        return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
+        """``fn(*args)`` on a worker thread, in a copy of the caller's context variables (a handler's request
+        context included); its exception, if any, raises here."""
+        return await asyncio.get_running_loop().run_in_executor(self._pool, contextvars.copy_context().run, fn,
+                                                                *args)
 
     async def run_apart(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` in a worker process (picklable arguments and result), or on a worker thread when the

@@ -25,6 +25,9 @@ from superfluid.http.dialect import shorten
 from superfluid.http.offload import offload_of
 
 PARSED_BODY = "superfluid.body"
+BIG_BODY = "superfluid.big_body"
+"""Set in the scope when the body was big enough to be parsed off the loop: turning it into engine types is
+then worth a worker too (handlers/context.py ``built``)."""
 """Scope key of the parsed request body (set once validation passed)."""
 
 OFFLOAD_BODY_BYTES = 64 * 1024
@@ -231,6 +234,7 @@ class TypedJSONBodyValidator(JSONRequestBodyValidator):  # type: ignore[misc]
             body = self._parsed(raw, depth)
         else:  # parsed on a thread, validated in a process (http/offload.py says why)
             pool.note_big_request()
+            scope[BIG_BODY] = True
             body, checked = await pool.run(_parsed_and_stand_in, raw, depth)
             if not (body is None and self._nullable):
                 if not isinstance(body, dict):
