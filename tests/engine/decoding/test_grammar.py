@@ -7,6 +7,8 @@ by random logits, with the mask applied before every argmax, must always produce
 from __future__ import annotations
 
 import json
+import os
+import threading
 from typing import Any
 
 import jsonschema
@@ -310,3 +312,37 @@ def test_a_huge_grammar_is_built_afresh_and_the_kept_ones_stay_within_their_budg
     assert len(huge) > PRISTINE_CHARS // 4
     assert accepts(tokenizer.state(huge), text) and huge not in tokenizer._pristine
     assert sum(map(len, tokenizer._pristine)) <= PRISTINE_CHARS
+
+
+def _wide_any_of(branches: int) -> str:
+    return compile_constraint(Constraint.for_schema({"anyOf": [
+        {"type": "object", "properties": {f"k{i}": {"type": "string", "maxLength": 3}}, "required": [f"k{i}"]}
+        for i in range(branches)]}))
+
+
+def test_an_any_of_past_llguidances_default_row_cap_decodes_to_valid_json() -> None:
+    """2,500 branches: llguidance's default cap (2,000 alternatives a step) stopped the parser after '{"'."""
+    state = grammar_tokenizer().state(_wide_any_of(2500))
+    assert accepts(state, '{"k2499": "abc"}'), state.error
+
+
+def test_a_parse_step_past_the_cap_leaves_the_matcher_in_error_naming_it() -> None:
+    """What the scheduler turns into a 400 (conformance/test_structured_outputs.py has it end to end)."""
+    wide = compile_constraint(Constraint.for_schema(
+        {"type": "object", "properties": {f"k{i}": {"type": "string"} for i in range(2600)}}))
+    state = grammar_tokenizer().state(wide)
+    assert state.error is None
+    assert not accepts(state, '{"k0": "a"}')
+    assert state.error is not None and f"max is {grammar.ROW_ITEMS}" in state.error
+
+
+def test_a_big_grammar_is_built_at_the_lowest_priority_when_the_caller_may_wait() -> None:
+    big = _wide_any_of(1000)
+    assert len(big) >= grammar.YIELDING_GRAMMAR_CHARS
+    state = grammar_tokenizer().state(big, yield_cpu=True)
+    assert accepts(state, '{"k999": "abc"}')
+    assert grammar._yielding is not None
+    nice = grammar._yielding.submit(lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id())).result()
+    assert nice == min(19, os.getpriority(os.PRIO_PROCESS, 0) + 19)
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == os.getpriority(os.PRIO_PROCESS, 0), \
+        "the caller's own thread keeps its priority"

@@ -9,10 +9,13 @@ constraint owns a ``GrammarState``: before sampling it masks the logits of every
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import os
 import threading
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -173,6 +176,35 @@ grammar (about 60 MB for the 400 KB grammar of a 5,000-branch anyOf), so a gramm
 built afresh each time instead, and its memory goes when its request ends."""
 
 
+YIELDING_GRAMMAR_CHARS = 64 * 1024
+"""Grammars at least this long are built at nice 19 when the caller can wait: a 5,000-branch ``anyOf`` (400 KB)
+takes ~0.35 s of CPU to build, which on a machine whose cores decode would come out of the decoding."""
+
+_yielding: ThreadPoolExecutor | None = None
+_yielding_lock = threading.Lock()
+
+
+def _lowest_priority() -> None:
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)  # this thread only (Linux)
+
+
+def build_matcher(tokenizer: llguidance.LLTokenizer, grammar: str, *, yield_cpu: bool = False) -> llguidance.LLMatcher:
+    """llguidance's matcher for ``grammar``. With ``yield_cpu`` a big grammar is built on a thread of its own at
+    nice 19 while the caller waits: llguidance lets the GIL go while it builds, so a descheduled build holds
+    nothing the engine thread needs (unlike Python work at a low priority, which holds the GIL; see
+    docs/performance.md). A small grammar (about a millisecond) is built in place. Not undone for the thread:
+    an unprivileged process may lower a thread's priority but never raise it again."""
+    global _yielding
+    if not yield_cpu or len(grammar) < YIELDING_GRAMMAR_CHARS:
+        return llguidance.LLMatcher(tokenizer, grammar, limits=PARSER_LIMITS)
+    with _yielding_lock:
+        if _yielding is None:
+            _yielding = ThreadPoolExecutor(1, thread_name_prefix="grammar-nice", initializer=_lowest_priority)
+        pool = _yielding
+    return pool.submit(llguidance.LLMatcher, tokenizer, grammar, limits=PARSER_LIMITS).result()
+
+
 class GrammarTokenizer:
     """llguidance's view of one model's vocabulary (built once per model, ~0.25 s).
 
@@ -190,13 +222,15 @@ class GrammarTokenizer:
         self._pristine_chars = 0
         self._lock = threading.Lock()  # requests are prepared on several threads
 
-    def state(self, grammar: str) -> GrammarState:
+    def state(self, grammar: str, *, yield_cpu: bool = False) -> GrammarState:
+        """A fresh state at the grammar's start. ``yield_cpu``: a big grammar is built at the lowest CPU priority
+        (``build_matcher``); only for callers that may wait, never the engine thread."""
         with self._lock:
             pristine = self._pristine.get(grammar)
             if pristine is not None:
                 self._pristine.move_to_end(grammar)
         if pristine is None:
-            pristine = llguidance.LLMatcher(self.tokenizer, grammar, limits=PARSER_LIMITS)
+            pristine = build_matcher(self.tokenizer, grammar, yield_cpu=yield_cpu)
             if pristine.is_error() or len(grammar) > PRISTINE_CHARS // 4:  # not kept: the lane takes this one
                 return GrammarState(pristine, self.n_vocab, self._mask_words)
             with self._lock:

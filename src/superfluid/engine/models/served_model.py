@@ -257,7 +257,7 @@ class ServedModel:
         return ([bos] if bos is not None else []) + body
 
     def _grammar_state(self, grammar: str) -> GrammarState:
-        state = self.grammar_tokenizer.state(grammar)
+        state = self.grammar_tokenizer.state(grammar, yield_cpu=True)  # on a preparation thread: it may wait
         if state.error:
             raise ConstraintUnsatisfiable(state.error)
         return state
