@@ -95,6 +95,9 @@ class PreparedPrompt:
     grammars: tuple[GrammarState, ...] = ()
     """One matcher per choice when the plan has a grammar, built with the prompt (building one can take as long
     as compiling the grammar); each is used by one generation only."""
+    lazy_grammars: tuple[GrammarState, ...] = ()
+    """The same for a lazy grammar (a tool call's), ready for when the reply writes its trigger: built here, on
+    a preparation thread, rather than on the engine thread while every lane waits (18 ms for 128 tools)."""
 
 
 @dataclass(frozen=True)

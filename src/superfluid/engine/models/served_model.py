@@ -170,12 +170,19 @@ class ServedModel:
         that only counts the prompt's tokens)."""
         prepared = self._prompt(request, check_window)
         plan = prepared.plan
-        if plan is None or not plan.grammar:
+        if plan is None or not check_window:  # a count of tokens decodes nothing
             return prepared
-        first = self._grammar_state(plan.grammar)
-        grammars = (first, *(first.copy() for _ in range(request.n - 1)))
-        return PreparedPrompt(prepared.tokens, starts_in_reasoning=prepared.starts_in_reasoning, plan=plan,
-                              grammars=grammars)
+        if plan.grammar:
+            return PreparedPrompt(prepared.tokens, starts_in_reasoning=prepared.starts_in_reasoning, plan=plan,
+                                  grammars=self._grammar_states(plan.grammar, request.n))
+        if plan.lazy is not None:
+            return PreparedPrompt(prepared.tokens, starts_in_reasoning=prepared.starts_in_reasoning, plan=plan,
+                                  lazy_grammars=self._grammar_states(plan.lazy.grammar, request.n))
+        return prepared
+
+    def _grammar_states(self, grammar: str, n: int) -> tuple[GrammarState, ...]:
+        first = self._grammar_state(grammar)
+        return (first, *(first.copy() for _ in range(n - 1)))
 
     def _prompt(self, request: GenerationRequest, check_window: bool) -> PreparedPrompt:
         prompt = request.prompt
@@ -297,6 +304,7 @@ class ServedModel:
                 ignore_eos=request.sampling.ignore_eos,
                 grammar=prepared.grammars[i] if prepared.grammars else None,
                 lazy_grammar=plan.lazy if plan else None,
+                lazy_state=prepared.lazy_grammars[i] if prepared.lazy_grammars else None,
                 grammar_param=grammar_param,
                 calls=plan.call_reader() if plan else None,
                 preserve=plan.preserve if plan else frozenset(),

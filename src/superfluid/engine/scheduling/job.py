@@ -154,6 +154,8 @@ class Job:
     grammar: GrammarState | None = None
     lazy_grammar: LazyGrammar | None = None
     """A grammar that engages once the reply writes its trigger."""
+    lazy_state: GrammarState | None = None
+    """The lazy grammar's matcher, built with the prompt (else built when the trigger appears)."""
     grammar_param: str | None = None
     """The request parameter behind the grammar (``response_format``, ``tools``...), named if it gives up."""
     calls: CallReader | None = None

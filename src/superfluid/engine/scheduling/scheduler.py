@@ -507,10 +507,11 @@ class Scheduler:
             if lazy.may_trigger_later(job.raw_text):
                 job.raw_text = lazy.keep(job.raw_text)
             else:
-                job.lazy_grammar = None  # the reply began otherwise: it stays free
+                job.lazy_grammar = job.lazy_state = None  # the reply began otherwise: it stays free
             return
         job.lazy_grammar = None
-        state = self.grammar_tokenizer.state(lazy.grammar)
+        state = job.lazy_state if job.lazy_state is not None else self.grammar_tokenizer.state(lazy.grammar)
+        job.lazy_state = None
         written = job.raw_text[at:]
         if not state.matcher.consume_tokens(self.grammar_tokenizer.tokenizer.tokenize_str(written)):
             log.info("lazy grammar could not take %r; leaving the reply unconstrained", written)
