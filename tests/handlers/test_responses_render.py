@@ -7,7 +7,7 @@ from typing import Any
 
 from superfluid.engine.decoding.tool_calls import ToolCallDelta
 from superfluid.engine.types import TextDelta, TokenLogprob, TopLogprob, Usage
-from superfluid.errors import EngineFailure
+from superfluid.errors import ConstraintUnsatisfiable, EngineFailure
 from superfluid.handlers import responses_shapes as shapes
 from superfluid.handlers.responses_render import ResponseRender, error_event
 
@@ -146,3 +146,13 @@ def test_a_failure_marks_the_open_item_incomplete() -> None:
     assert _types(events) == ["error", "failed"]
     assert events[0]["code"] == "server_error" and events[0]["param"] is None
     assert events[0]["sequence_number"] + 1 == events[1]["sequence_number"] == 6
+
+
+def test_a_failed_response_names_whose_failure_it_was() -> None:
+    base = {"id": "resp_1", "object": "response"}
+    engine = shapes.failed(base, [], EngineFailure("llama_decode failed"))
+    grammar = shapes.failed(base, [], ConstraintUnsatisfiable("the output grammar gave up at reply token 5: x"))
+    assert engine["status"] == grammar["status"] == "failed"
+    assert engine["error"]["code"] == "server_error"
+    assert grammar["error"] == {"code": "invalid_prompt",
+                                "message": "constraint unsatisfiable: the output grammar gave up at reply token 5: x"}

@@ -84,8 +84,10 @@ def finished(base: dict[str, Any], output: list[dict[str, Any]], used: Usage, *,
 
 
 def failed(base: dict[str, Any], output: list[dict[str, Any]], error: SuperfluidError) -> dict[str, Any]:
-    """The response when the engine failed after it began (code server_error, the engine's message)."""
-    return {**base, "status": "failed", "output": output, "error": {"code": "server_error", "message": error.message}}
+    """The response when generation failed after it began: code ``server_error`` for the engine's failures,
+    ``invalid_prompt`` for the request's own (an output grammar that gave up mid-reply), with the message."""
+    code = "server_error" if error.status >= 500 else "invalid_prompt"
+    return {**base, "status": "failed", "output": output, "error": {"code": code, "message": error.message}}
 
 
 def deleted(response_id: str) -> dict[str, Any]:

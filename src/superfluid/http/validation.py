@@ -25,10 +25,10 @@ from superfluid.http.dialect import shorten
 from superfluid.http.offload import offload_of
 
 PARSED_BODY = "superfluid.body"
+"""Scope key of the parsed request body (set once validation passed)."""
 BIG_BODY = "superfluid.big_body"
 """Set in the scope when the body was big enough to be parsed off the loop: turning it into engine types is
 then worth a worker too (handlers/context.py ``built``)."""
-"""Scope key of the parsed request body (set once validation passed)."""
 
 OFFLOAD_BODY_BYTES = 64 * 1024
 """Bodies this large or larger are parsed and validated on a worker thread (below it the hop costs more)."""

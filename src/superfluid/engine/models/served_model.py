@@ -172,16 +172,17 @@ class ServedModel:
         plan = prepared.plan
         if plan is None or not check_window:  # a count of tokens decodes nothing
             return prepared
+        param = request.constraint.param if request.constraint is not None else "tools"
         if plan.grammar:
             return PreparedPrompt(prepared.tokens, starts_in_reasoning=prepared.starts_in_reasoning, plan=plan,
-                                  grammars=self._grammar_states(plan.grammar, request.n))
+                                  grammars=self._grammar_states(plan.grammar, request.n, param))
         if plan.lazy is not None:
             return PreparedPrompt(prepared.tokens, starts_in_reasoning=prepared.starts_in_reasoning, plan=plan,
-                                  lazy_grammars=self._grammar_states(plan.lazy.grammar, request.n))
+                                  lazy_grammars=self._grammar_states(plan.lazy.grammar, request.n, param))
         return prepared
 
-    def _grammar_states(self, grammar: str, n: int) -> tuple[GrammarState, ...]:
-        first = self._grammar_state(grammar)
+    def _grammar_states(self, grammar: str, n: int, param: str) -> tuple[GrammarState, ...]:
+        first = self._grammar_state(grammar, param)
         return (first, *(first.copy() for _ in range(n - 1)))
 
     def _prompt(self, request: GenerationRequest, check_window: bool) -> PreparedPrompt:
@@ -263,10 +264,11 @@ class ServedModel:
         bos = self._bos()
         return ([bos] if bos is not None else []) + body
 
-    def _grammar_state(self, grammar: str) -> GrammarState:
+    def _grammar_state(self, grammar: str, param: str) -> GrammarState:
         state = self.grammar_tokenizer.state(grammar, yield_cpu=True)  # on a preparation thread: it may wait
-        if state.error:
-            raise ConstraintUnsatisfiable(state.error)
+        if state.error:  # its first line says why; the rest is the parser's state and the grammar
+            raise ConstraintUnsatisfiable((state.error.strip().splitlines() or ["no reason given"])[0][:300],
+                                          param=param)
         return state
 
     def max_new_tokens(self, request: GenerationRequest, prompt_len: int) -> int:

@@ -440,6 +440,9 @@ class Scheduler:
                     distribution[token_id] += bias
             if job.grammar is not None:
                 job.grammar.apply(logits)
+                if job.grammar.error is not None:  # gave up working out the next tokens: only the end is left
+                    self._grammar_gave_up(job)
+                    return None
         token = job.sampler.sample(job.lane.ctx, batch_index)
         if self.model.is_eog(token) and not job.ignore_eos:
             self._finish(job, "stop")  # the end token is not part of the reply, nor of its log probabilities
@@ -452,13 +455,8 @@ class Scheduler:
         grammar_done = False
         if job.grammar is not None:
             if not job.grammar.advance(token):
-                # A parser limit reached mid-reply (the mask let the token through, so nothing else refuses it).
-                # The reply is not what the grammar promised: a failure, not a "stop". llguidance's error goes on
-                # with the parser's state and the whole grammar (500 KB for a wide schema): its first line says why.
-                error = ((job.grammar.error or "").strip().splitlines() or ["no reason given"])[0][:300]
-                log.warning("grammar refused token %d: %s", token, error)
-                self._fail(job, f"the output grammar gave up at reply token {job.generated}: {error}",
-                           constraint=job.grammar_param or "response_format")
+                # A parser limit reached on taking the token (the mask let it through, so nothing else refuses it).
+                self._grammar_gave_up(job)
                 return None
             grammar_done = job.grammar.done
         elif job.lazy_grammar is not None:
@@ -565,6 +563,17 @@ class Scheduler:
                             stop_sequence=job.output.stop_sequence if reason == "stop" else None,
                             ttft_s=job.ttft_s)
         self._outbox.post(job.sink, finished)
+
+    def _grammar_gave_up(self, job: Job) -> None:
+        """A parser limit reached mid-reply, working out the next tokens or taking one: the reply is not what the
+        grammar promised, so it is a failure naming the request's parameter, not a "stop" after half a value.
+        llguidance's error goes on with the parser's state and the whole grammar (500 KB for a wide schema): its
+        first line says why."""
+        assert job.grammar is not None
+        error = ((job.grammar.error or "").strip().splitlines() or ["no reason given"])[0][:300]
+        log.warning("output grammar gave up at reply token %d: %s", job.generated, error)
+        self._fail(job, f"the output grammar gave up at reply token {job.generated}: {error}",
+                   constraint=job.grammar_param or "response_format")
 
     def _fail(self, job: Job, message: str, *, constraint: str | None = None) -> None:
         """End one choice with an error its client hears (the lane is freed first, as on a finish)."""
