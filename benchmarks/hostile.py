@@ -31,6 +31,7 @@ import json
 import multiprocessing
 import os
 import platform
+import queue
 import socket
 import threading
 import time
@@ -94,9 +95,25 @@ async def _normal(base_url: str, seconds: float, clients: int) -> tuple[list[flo
 
 # ---- the attack mix (in its own process) -----------------------------------------------------------------------
 
-def _post(base_url: str, path: str, payload: bytes) -> None:
-    with contextlib.suppress(httpx.HTTPError):
-        httpx.post(base_url + path, content=payload, timeout=120, headers={"content-type": "application/json"})
+EXPECTED = {"5,000-branch anyOf": 200}
+"""The answer each repeated attack should get (the others: 400). A 200 must be a chat completion cut by its 2-token
+cap: this benchmark once counted a 200 whose grammar had given up after '{"' with "stop" as served."""
+
+
+def _post(base_url: str, path: str, payload: bytes) -> str:
+    """What the server answered, as a short word for the tally: the status, or how the request failed."""
+    try:
+        reply = httpx.post(base_url + path, content=payload, timeout=120,
+                           headers={"content-type": "application/json"})
+    except httpx.HTTPError as exc:
+        return type(exc).__name__
+    if reply.status_code != 200:
+        return str(reply.status_code)
+    try:
+        finish = reply.json()["choices"][0]["finish_reason"]
+    except (ValueError, KeyError, IndexError, TypeError):
+        return "200 not a completion"
+    return "200" if finish == "length" else f"200 ending {finish}"
 
 
 def _chat(**extra: Any) -> dict[str, Any]:
@@ -199,8 +216,9 @@ def _abandoned_streams(base_url: str, stop: threading.Event) -> None:
         stop.wait(0.5)
 
 
-def _attack(base_url: str, stop: Any, only: tuple[str, ...] = ()) -> None:
-    """``only``: run just the attacks whose names contain one of these words (all when empty)."""
+def _attack(base_url: str, stop: Any, answers: Any, only: tuple[str, ...] = ()) -> None:
+    """``only``: run just the attacks whose names contain one of these words (all when empty). Each repeated
+    attack's answers that were not the expected ones go into ``answers`` (a queue) when the phase ends."""
     def chosen(name: str) -> bool:
         return not only or any(word in name for word in only)
 
@@ -208,10 +226,14 @@ def _attack(base_url: str, stop: Any, only: tuple[str, ...] = ()) -> None:
     halt = threading.Event()
     paths = {"deep nesting": "/api/chat"}
 
+    tally: dict[str, dict[str, int]] = {name: {} for name in payloads}
+
     def looped(name: str, payload: bytes) -> Callable[[], None]:
         def run() -> None:
             while not halt.is_set():
-                _post(base_url, paths.get(name, "/v1/chat/completions"), payload)
+                answer = _post(base_url, paths.get(name, "/v1/chat/completions"), payload)
+                if not halt.is_set():  # an answer cut by the phase's end is not the server's
+                    tally[name][answer] = tally[name].get(answer, 0) + 1
                 halt.wait(PAUSE_S)
         return run
 
@@ -226,6 +248,7 @@ def _attack(base_url: str, stop: Any, only: tuple[str, ...] = ()) -> None:
         thread.start()
     stop.wait()
     halt.set()  # the threads are daemons: whatever is still in flight ends with this process
+    answers.put({name: dict(seen) for name, seen in tally.items()})
 
 
 # ---- measuring --------------------------------------------------------------------------------------------------
@@ -299,6 +322,8 @@ def main() -> None:
     results: dict[str, dict[str, Any]] = {kind: {"ttft": [], "failed": 0, "health": [], "server_cpu": 0.0,
                                                  "attacker_cpu": 0.0, "seconds": 0.0}
                                           for kind in ("quiet", "attacked")}
+    answers: Any = multiprocessing.Queue()
+    tally: dict[str, dict[str, int]] = {name: {} for name in _payloads()}
     try:
         asyncio.run(_normal(server.base_url, 5, args.clients))  # warm
         start_mb = _rss_mb(pid)
@@ -306,7 +331,8 @@ def main() -> None:
         for _ in range(args.rounds):
             for kind in ("quiet", "attacked"):
                 stop = multiprocessing.Event()
-                attacker = multiprocessing.Process(target=_attack, args=(server.base_url, stop, tuple(args.only)))
+                attacker = multiprocessing.Process(target=_attack,
+                                                   args=(server.base_url, stop, answers, tuple(args.only)))
                 if kind == "attacked":
                     attacker.start()
                     time.sleep(2)  # let the floods build
@@ -321,6 +347,10 @@ def main() -> None:
                 if kind == "attacked":
                     results[kind]["attacker_cpu"] += _cpu_s(attacker.pid or 0)
                     stop.set()
+                    with contextlib.suppress(queue.Empty):
+                        for name, seen in answers.get(timeout=10).items():
+                            for answer, count in seen.items():
+                                tally[name][answer] = tally[name].get(answer, 0) + count
                     attacker.join(timeout=5)
                     if attacker.is_alive():
                         attacker.kill()
@@ -350,6 +380,11 @@ def main() -> None:
                  f"quiet: {len(attacked['ttft']) / max(1, len(quiet['ttft'])):.2f}")
     lines.append(f"RSS MB: start {start_mb:.0f}, peak {peak_mb:.0f}, 10 s after the last attack {end_mb:.0f} "
                  f"(+{end_mb - start_mb:.0f})")
+    answered = "; ".join(f"{name} " + ", ".join(f"{answer} x{count}" for answer, count in sorted(seen.items()))
+                         for name, seen in tally.items() if seen)
+    unexpected = sum(count for name, seen in tally.items() for answer, count in seen.items()
+                     if answer != str(EXPECTED.get(name, 400)))
+    lines.append(f"attack answers: {answered}; not as expected: {unexpected}")
     report = "\n".join(lines)
     print(report)
     if args.record:
