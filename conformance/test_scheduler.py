@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
+from conformance.near_tie import same_up_to_a_near_tie
 from conformance.server import DEFAULT_MODEL, RunningServer, start_server, stop_server
 
 PROMPTS = [
@@ -83,11 +84,14 @@ def test_concurrent_greedy_streams_match_one_at_a_time(http: httpx.Client, base_
 
 def test_repeated_prefix_is_served_warm_with_the_same_output(http: httpx.Client) -> None:
     system = "You are a terse assistant. " * 40
-    body = {"model": DEFAULT_MODEL, "max_tokens": 16, "temperature": 0,
+    body = {"model": DEFAULT_MODEL, "max_tokens": 16, "temperature": 0, "logprobs": True, "top_logprobs": 2,
             "messages": [{"role": "system", "content": system}, {"role": "user", "content": "Say a fruit."}]}
     cold = http.post("/v1/chat/completions", json=body)
     warm = http.post("/v1/chat/completions", json=body)
-    assert warm.json()["choices"][0]["message"]["content"] == cold.json()["choices"][0]["message"]["content"]
+    # A warm prefill decodes one token where the cold one decoded the whole prompt, and llama.cpp rounds the two
+    # batch shapes differently: after "I'm a fruit." the end token and " I" are almost tied (CI once saw the warm
+    # reply go on), so the replies agree up to a near-tie.
+    same_up_to_a_near_tie(warm.json(), cold.json())
     cached = warm.json()["usage"]["prompt_tokens_details"]["cached_tokens"]
     assert cached >= warm.json()["usage"]["prompt_tokens"] - 1
     assert int(warm.headers["x-superfluid-warm"]) == cached
