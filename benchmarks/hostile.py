@@ -35,6 +35,7 @@ import queue
 import socket
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -217,8 +218,8 @@ def _abandoned_streams(base_url: str, stop: threading.Event) -> None:
 
 
 def _attack(base_url: str, stop: Any, answers: Any, only: tuple[str, ...] = ()) -> None:
-    """``only``: run just the attacks whose names contain one of these words (all when empty). Each repeated
-    attack's answers that were not the expected ones go into ``answers`` (a queue) when the phase ends."""
+    """``only``: run just the attacks whose names contain one of these words (all when empty). When the phase ends,
+    how often each repeated attack got each answer goes into ``answers`` (a queue)."""
     def chosen(name: str) -> bool:
         return not only or any(word in name for word in only)
 
@@ -226,14 +227,14 @@ def _attack(base_url: str, stop: Any, answers: Any, only: tuple[str, ...] = ()) 
     halt = threading.Event()
     paths = {"deep nesting": "/api/chat"}
 
-    tally: dict[str, dict[str, int]] = {name: {} for name in payloads}
+    tally: dict[str, Counter[str]] = {name: Counter() for name in payloads}
 
     def looped(name: str, payload: bytes) -> Callable[[], None]:
         def run() -> None:
             while not halt.is_set():
                 answer = _post(base_url, paths.get(name, "/v1/chat/completions"), payload)
                 if not halt.is_set():  # an answer cut by the phase's end is not the server's
-                    tally[name][answer] = tally[name].get(answer, 0) + 1
+                    tally[name][answer] += 1
                 halt.wait(PAUSE_S)
         return run
 
@@ -323,7 +324,7 @@ def main() -> None:
                                                  "attacker_cpu": 0.0, "seconds": 0.0}
                                           for kind in ("quiet", "attacked")}
     answers: Any = multiprocessing.Queue()
-    tally: dict[str, dict[str, int]] = {name: {} for name in _payloads()}
+    tally: dict[str, Counter[str]] = {name: Counter() for name in _payloads()}
     try:
         asyncio.run(_normal(server.base_url, 5, args.clients))  # warm
         start_mb = _rss_mb(pid)
@@ -349,8 +350,7 @@ def main() -> None:
                     stop.set()
                     with contextlib.suppress(queue.Empty):
                         for name, seen in answers.get(timeout=10).items():
-                            for answer, count in seen.items():
-                                tally[name][answer] = tally[name].get(answer, 0) + count
+                            tally[name].update(seen)
                     attacker.join(timeout=5)
                     if attacker.is_alive():
                         attacker.kill()

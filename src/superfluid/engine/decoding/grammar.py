@@ -270,3 +270,12 @@ class GrammarState:
     @property
     def error(self) -> str | None:
         return str(self.matcher.get_error()) if self.matcher.is_error() else None
+
+    @property
+    def reason(self) -> str | None:
+        """Why the matcher is in error, fit for a client: llguidance's error goes on with the parser's state and
+        the whole grammar (500 KB for a wide schema), and its first line says why."""
+        error = self.error
+        if error is None:
+            return None
+        return (error.strip().splitlines() or ["no reason given"])[0][:300]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import dataclasses
 import logging
 import time
 from collections.abc import Callable
@@ -66,6 +67,12 @@ def least_rendered_chars(text: str) -> int:
     character in it (counted without copying the text, so a huge message holds the GIL only in short steps)."""
     spaces = _ASCII_SPACE if text.isascii() else UNICODE_SPACE
     return len(text) - sum(text.count(c) for c in spaces)
+
+
+def grammar_param(request: GenerationRequest) -> str:
+    """The request parameter an output grammar comes from: its constraint's, else the tools' (the only other
+    source of a grammar); named when the grammar cannot be built or gives up mid-reply."""
+    return request.constraint.param if request.constraint is not None else "tools"
 
 
 def is_light(request: GenerationRequest) -> bool:
@@ -172,13 +179,12 @@ class ServedModel:
         plan = prepared.plan
         if plan is None or not check_window:  # a count of tokens decodes nothing
             return prepared
-        param = request.constraint.param if request.constraint is not None else "tools"
+        param = grammar_param(request)
         if plan.grammar:
-            return PreparedPrompt(prepared.tokens, starts_in_reasoning=prepared.starts_in_reasoning, plan=plan,
-                                  grammars=self._grammar_states(plan.grammar, request.n, param))
+            return dataclasses.replace(prepared, grammars=self._grammar_states(plan.grammar, request.n, param))
         if plan.lazy is not None:
-            return PreparedPrompt(prepared.tokens, starts_in_reasoning=prepared.starts_in_reasoning, plan=plan,
-                                  lazy_grammars=self._grammar_states(plan.lazy.grammar, request.n, param))
+            return dataclasses.replace(prepared,
+                                       lazy_grammars=self._grammar_states(plan.lazy.grammar, request.n, param))
         return prepared
 
     def _grammar_states(self, grammar: str, n: int, param: str) -> tuple[GrammarState, ...]:
@@ -266,9 +272,8 @@ class ServedModel:
 
     def _grammar_state(self, grammar: str, param: str) -> GrammarState:
         state = self.grammar_tokenizer.state(grammar, yield_cpu=True)  # on a preparation thread: it may wait
-        if state.error:  # its first line says why; the rest is the parser's state and the grammar
-            raise ConstraintUnsatisfiable((state.error.strip().splitlines() or ["no reason given"])[0][:300],
-                                          param=param)
+        if state.reason is not None:
+            raise ConstraintUnsatisfiable(state.reason, param=param)
         return state
 
     def max_new_tokens(self, request: GenerationRequest, prompt_len: int) -> int:
@@ -293,8 +298,6 @@ class ServedModel:
         deadline = None
         if request.qos == "completion" and self.settings.completion_deadline_ms:
             deadline = time.monotonic() + self.settings.completion_deadline_ms / 1000
-        grammar_param = (request.constraint.param if request.constraint is not None
-                         else "tools" if request.tools is not None and request.tools.active else None)
         jobs = [
             Job(
                 index=i,
@@ -307,7 +310,7 @@ class ServedModel:
                 grammar=prepared.grammars[i] if prepared.grammars else None,
                 lazy_grammar=plan.lazy if plan else None,
                 lazy_state=prepared.lazy_grammars[i] if prepared.lazy_grammars else None,
-                grammar_param=grammar_param,
+                grammar_param=grammar_param(request),
                 calls=plan.call_reader() if plan else None,
                 preserve=plan.preserve if plan else frozenset(),
                 logprobs=request.logprobs,

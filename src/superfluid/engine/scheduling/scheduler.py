@@ -566,11 +566,9 @@ class Scheduler:
 
     def _grammar_gave_up(self, job: Job) -> None:
         """A parser limit reached mid-reply, working out the next tokens or taking one: the reply is not what the
-        grammar promised, so it is a failure naming the request's parameter, not a "stop" after half a value.
-        llguidance's error goes on with the parser's state and the whole grammar (500 KB for a wide schema): its
-        first line says why."""
+        grammar promised, so it is a failure naming the request's parameter, not a "stop" after half a value."""
         assert job.grammar is not None
-        error = ((job.grammar.error or "").strip().splitlines() or ["no reason given"])[0][:300]
+        error = job.grammar.reason or "no reason given"
         log.warning("output grammar gave up at reply token %d: %s", job.generated, error)
         self._fail(job, f"the output grammar gave up at reply token {job.generated}: {error}",
                    constraint=job.grammar_param or "response_format")
