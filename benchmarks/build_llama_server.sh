@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build llama.cpp's own llama-server, llama-bench and llama-batched-bench from the llama.cpp sources vendored
-# in the pinned llama-cpp-python sdist, so the benchmarks compare against exactly the same llama.cpp.
+# in the pinned llama-cpp-python sdist, so the benchmarks compare against exactly the same llama.cpp, compiled with
+# the same -fno-dse as the README's install (without it GCC 12 breaks the AMX kernels; docs/models.md).
 # About 12 minutes on 2 cores. Never run by CI; the benchmarks call it when --build is given.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -13,6 +14,7 @@ if [ ! -d "$out/src/llama_cpp_python-$version" ]; then
 fi
 src="$out/src/llama_cpp_python-$version/vendor/llama.cpp"
 cmake -S "$src" -B "$out/cmake" -DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF \
-  -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_SERVER=ON -DGGML_NATIVE=ON > "$out/cmake.log"
+  -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_SERVER=ON -DGGML_NATIVE=ON \
+  -DCMAKE_C_FLAGS=-fno-dse -DCMAKE_CXX_FLAGS=-fno-dse > "$out/cmake.log"
 cmake --build "$out/cmake" --target llama-server llama-bench llama-batched-bench -j "$(nproc)" > "$out/build.log"
 ls -l "$out/cmake/bin/llama-server" "$out/cmake/bin/llama-bench" "$out/cmake/bin/llama-batched-bench"

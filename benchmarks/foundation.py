@@ -34,7 +34,7 @@ import llama_cpp
 from conformance.server import start_server, stop_server
 
 from benchmarks.recording import record
-from superfluid.engine.models.llama_model import cpu_has_amx
+from superfluid.engine.models.amx import extra_buffers_usable
 from superfluid.engine.models.model_sources import DEFAULT_MODEL, resolve
 from superfluid.engine.models.served_model import ServedModel
 from superfluid.engine.types import ChatMessage, ChatPrompt, GenerationRequest, SamplingParams
@@ -47,7 +47,7 @@ def direct_decode_rate(path: Path, n_tokens: int, threads: int, n_ctx: int = 819
     """Tokens/s of a bare llama.cpp decode loop: one token per llama_decode, greedy, EOS suppressed."""
     llama_cpp.llama_backend_init()
     mparams = llama_cpp.llama_model_default_params()
-    mparams.use_extra_bufts = not cpu_has_amx()  # as the server loads it
+    mparams.use_extra_bufts = extra_buffers_usable()  # as the server loads it
     model = llama_cpp.llama_model_load_from_file(str(path).encode(), mparams)
     vocab = llama_cpp.llama_model_get_vocab(model)
     cparams = llama_cpp.llama_context_default_params()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from conformance.server import free_port, wait_healthy
 
-from superfluid.engine.models.llama_model import cpu_has_amx
+from superfluid.engine.models.amx import extra_buffers_usable
 
 BUILD = Path(__file__).resolve().parent / ".build"
 LLAMA_SERVER = BUILD / "cmake" / "bin" / "llama-server"
@@ -80,9 +80,10 @@ def superfluid(model_id: str, *, threads: int, lanes: int, window: int, logs: Pa
 
 
 def no_repack() -> list[str]:
-    """The llama.cpp tools' flag for loading weights as superfluid does on a CPU with AMX (docs/models.md): without
-    the extra buffer types, whose AMX kernels crash there. Empty elsewhere."""
-    return ["--no-repack"] if cpu_has_amx() else []
+    """The llama.cpp tools' flag for loading weights as superfluid does where its build's AMX kernels fault
+    (docs/models.md): without the extra buffer types. Empty elsewhere, so both sides use the same kernels (the
+    tools are built with the same -fno-dse as the README's install)."""
+    return [] if extra_buffers_usable() else ["--no-repack"]
 
 
 def llama_server(gguf: Path, *, threads: int, lanes: int, window: int, logs: Path,

@@ -7,7 +7,8 @@ greedy (temperature 0) and sampled (temperature 0.7, top_p 0.95, a seed per requ
 for the JSON requests, which end when the schema's object closes. Both servers run at once and take turns level
 by level, so drift on the machine hits both alike. Reported per server, traffic kind and concurrency:
 
-* aggregate tok/s (all completion tokens over the level's wall time) and the median per-stream tok/s;
+* aggregate tok/s (all completion tokens over the level's wall time) and the median per-stream tok/s; each level
+  sends at least four requests, one of each prompt kind, ``streams`` at a time;
 * p50 and p95 time to first token (queueing included);
 * CPU seconds per generated token of the server process (all its threads, from /proc), and its RSS;
 * prefill tok/s on a ~2,000-token prompt (prompt tokens over time to first token, max_tokens 1; the median of six
@@ -135,11 +136,19 @@ def _pct(values: list[float], q: float) -> float:
 
 
 async def level(peer: peers.Peer, mode: str, concurrency: int, max_tokens: int, tag: str) -> dict[str, Any]:
-    payloads = [body(peer, mode, i, max_tokens, f"[{tag} {i}]") for i in range(concurrency)]
+    """``max(concurrency, len(KINDS))`` requests, ``concurrency`` at a time: below four streams a level still
+    sends the whole mix (a story, code, a question, JSON), not one or two requests of it."""
+    payloads = [body(peer, mode, i, max_tokens, f"[{tag} {i}]") for i in range(max(concurrency, len(KINDS)))]
+    gate = asyncio.Semaphore(concurrency)
+
+    async def gated(client: httpx.AsyncClient, payload: dict[str, Any]) -> Shot:
+        async with gate:
+            return await shot(client, payload)
+
     async with httpx.AsyncClient(base_url=peer.base_url, timeout=900) as client:
         cpu = cpu_seconds(peer.process.pid)
         start = time.perf_counter()
-        shots = await asyncio.gather(*(shot(client, p) for p in payloads))
+        shots = await asyncio.gather(*(gated(client, p) for p in payloads))
         wall = time.perf_counter() - start
         cpu = cpu_seconds(peer.process.pid) - cpu
     tokens = sum(s.tokens for s in shots)

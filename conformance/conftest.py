@@ -9,7 +9,15 @@ import pytest
 from openai import OpenAI
 
 from conformance.lora_adapters import write_adapter
-from conformance.server import DEFAULT_MODEL, SECOND_MODEL, SERVER_ARGS, RunningServer, start_server, stop_server
+from conformance.server import (
+    DEFAULT_MODEL,
+    SECOND_MODEL,
+    SERVER_ARGS,
+    SERVER_ENV,
+    RunningServer,
+    start_server,
+    stop_server,
+)
 
 # The shared harnesses assert on behalf of the test modules; let pytest explain their failures as it does theirs.
 pytest.register_assert_rewrite("conformance.golden_harness", "conformance.schemathesis_harness",
@@ -19,7 +27,7 @@ pytest.register_assert_rewrite("conformance.golden_harness", "conformance.schema
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     log_path = tmp_path_factory.mktemp("server") / "serve.log"
-    running = start_server(SERVER_ARGS, log_path)  # the goldens are recorded against the same flags
+    running = start_server(SERVER_ARGS, log_path, env=SERVER_ENV)  # the goldens are recorded against the same
     yield running
     stop_server(running)
 

@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import yaml
 
-from conformance.server import SERVER_ARGS, start_server, stop_server
+from conformance.server import SERVER_ARGS, SERVER_ENV, start_server, stop_server
 
 CONFORMANCE_DIR = Path(__file__).resolve().parent
 SPEC_DIR = CONFORMANCE_DIR.parent / "openapi"
@@ -139,7 +139,7 @@ class GoldenSuite:
             written = self.record(args.base_url, args.names)
         else:
             with tempfile.TemporaryDirectory() as tmp:
-                server = start_server(SERVER_ARGS, Path(tmp) / "serve.log")
+                server = start_server(SERVER_ARGS, Path(tmp) / "serve.log", env=SERVER_ENV)
                 try:
                     written = self.record(server.base_url, args.names)
                 finally:

@@ -6,14 +6,20 @@ import ctypes
 import functools
 import logging
 import os
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import llama_cpp
 
+from superfluid.engine.models.amx import extra_buffers_usable
 from superfluid.engine.models.special_split import PART_CHARS, SpecialSplitter
 from superfluid.errors import EngineFailure
 from superfluid.settings import KvOverride
+
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
@@ -92,40 +98,49 @@ def _override_array(overrides: tuple[KvOverride, ...]) -> ctypes.Array[llama_cpp
     return array
 
 
-@functools.cache
-def cpu_has_amx() -> bool:
-    """Whether llama.cpp's CPU backend was built with AMX (Intel Sapphire Rapids and later, built natively).
-
-    Its AMX matrix kernels crash (a segfault in ``ggml_backend_amx_mul_mat`` at the first decode, seen on this
-    project's 2-core Xeon machines and reported upstream as llama.cpp#20824). They are used only for weights
-    placed in the "extra" buffer types, so on such a CPU models load without them, as llama-server does with
-    ``--no-repack``: the plain CPU kernels (AVX-512 there) compute instead. Weight repacking for Q4_0/Q4_K goes
-    with it on those machines; the bundled Q4_1 model is never repacked.
-    """
-    llama_cpp.llama_backend_init()
-    found = b"AMX_INT8 = 1" in llama_cpp.llama_print_system_info()
-    if found:
-        log.info("llama.cpp was built with AMX: models load without its extra buffer types (AMX kernels crash)")
-    return found
-
-
 def _load(path: Path, *, vocab_only: bool, overrides: tuple[KvOverride, ...] = ()) -> llama_cpp.llama_model_p:
     llama_cpp.llama_backend_init()
     mparams = llama_cpp.llama_model_default_params()
     mparams.n_gpu_layers = 0
     mparams.vocab_only = vocab_only
-    if not vocab_only and cpu_has_amx():
-        mparams.use_extra_bufts = False  # see cpu_has_amx
+    if not vocab_only and not extra_buffers_usable():
+        mparams.use_extra_bufts = False  # a build whose AMX kernels fault (see amx.py)
     if overrides:
         array = _override_array(overrides)  # llama.cpp reads it during the load only
         mparams.kv_overrides = ctypes.cast(array, ctypes.POINTER(llama_cpp.llama_model_kv_override))
     if not vocab_only:
         progress = _progress_logger(path)  # kept referenced until the load returns
         mparams.progress_callback = progress
-    model = llama_cpp.llama_model_load_from_file(str(path).encode(), mparams)
+    model = _in_passing_thread(lambda: llama_cpp.llama_model_load_from_file(str(path).encode(), mparams))
     if not model:
         raise EngineFailure(f"llama.cpp could not load {path}")
     return model  # type: ignore[no-any-return]
+
+
+def _in_passing_thread(load: Callable[[], T]) -> T:
+    """Run a model load in a thread that ends with it.
+
+    With the extra buffer types llama.cpp converts the weights in an OpenMP parallel region, and libgomp keeps a
+    pool of worker threads for every thread that ever opened one, for as long as that thread lives. A second pool
+    (the engine thread's) then makes more OpenMP threads than cores on a small machine, and libgomp cuts its
+    spin-wait to a hundred spins: every decode waits on futexes. Measured on 2 cores with the AMX kernels: 34
+    tok/s decoding after a load on the long-lived main thread, 200 tok/s after a load in a thread that ended
+    (docs/performance.md). A pool goes with its thread."""
+    box: list[T] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            box.append(load())
+        except BaseException as exc:  # handed to the caller's thread
+            errors.append(exc)
+
+    thread = threading.Thread(target=run, name="model-load")
+    thread.start()
+    thread.join()
+    if errors:
+        raise errors[0]
+    return box[0]
 
 
 def _progress_logger(path: Path) -> object:
