@@ -10,7 +10,8 @@ by level, so drift on the machine hits both alike. Reported per server, traffic 
 * aggregate tok/s (all completion tokens over the level's wall time) and the median per-stream tok/s; each level
   sends at least four requests, one of each prompt kind, ``streams`` at a time;
 * p50 and p95 time to first token (queueing included);
-* CPU seconds per generated token of the server process (all its threads, from /proc), and its RSS;
+* CPU seconds per generated token of the server process (all its threads, from /proc), and its RSS; and of this
+  client (it reads every stream on the same cores, as a local client does);
 * prefill tok/s on a ~2,000-token prompt (prompt tokens over time to first token, max_tokens 1; the median of six
   prompts, the two servers taking turns to go first);
 * the ceiling: llama-bench (pp / tg) and llama-batched-bench (aggregate tg at each concurrency) of the same
@@ -147,10 +148,12 @@ async def level(peer: peers.Peer, mode: str, concurrency: int, max_tokens: int, 
 
     async with httpx.AsyncClient(base_url=peer.base_url, timeout=900) as client:
         cpu = cpu_seconds(peer.process.pid)
+        client_cpu = time.process_time()
         start = time.perf_counter()
         shots = await asyncio.gather(*(gated(client, p) for p in payloads))
         wall = time.perf_counter() - start
         cpu = cpu_seconds(peer.process.pid) - cpu
+        client_cpu = time.process_time() - client_cpu
     tokens = sum(s.tokens for s in shots)
     return {
         "aggregate_tok_s": tokens / wall,
@@ -158,6 +161,7 @@ async def level(peer: peers.Peer, mode: str, concurrency: int, max_tokens: int, 
         "ttft_p50_ms": _pct([s.ttft_s for s in shots], 0.5) * 1000,
         "ttft_p95_ms": _pct([s.ttft_s for s in shots], 0.95) * 1000,
         "cpu_ms_per_token": cpu / max(tokens, 1) * 1000,
+        "client_cpu_ms_per_token": client_cpu / max(tokens, 1) * 1000,
         "rss_mb": peer.rss_bytes() / 2**20,
         "tokens": tokens,
         "errors": [s.error for s in shots if s.error],
@@ -230,14 +234,15 @@ async def run(servers: dict[str, peers.Peer], levels: list[int], max_tokens: int
 
 def report(results: dict[str, Any], levels: list[int], header: str, ceiling: dict[str, Any]) -> str:
     lines = [header, f"{'server':<13}{'traffic':<9}{'streams':>7}{'agg tok/s':>10}{'stream tok/s':>13}"
-                     f"{'TTFT p50':>9}{'p95 ms':>8}{'CPU ms/tok':>11}{'RSS MB':>8}{'errors':>7}"]
+                     f"{'TTFT p50':>9}{'p95 ms':>8}{'CPU ms/tok':>11}{'client':>7}{'RSS MB':>8}{'errors':>7}"]
     for mode in ("greedy", "sampled"):
         for concurrency in levels:
             for name, by_level in results.items():
                 r = by_level[f"{mode} c{concurrency}"]
                 lines.append(f"{name:<13}{mode:<9}{concurrency:>7}{r['aggregate_tok_s']:>10.1f}"
                              f"{r['stream_tok_s']:>13.1f}{r['ttft_p50_ms']:>9.0f}{r['ttft_p95_ms']:>8.0f}"
-                             f"{r['cpu_ms_per_token']:>11.2f}{r['rss_mb']:>8.0f}{len(r['errors']):>7}")
+                             f"{r['cpu_ms_per_token']:>11.2f}{r.get('client_cpu_ms_per_token', float('nan')):>7.2f}"
+                             f"{r['rss_mb']:>8.0f}{len(r['errors']):>7}")
     if set(results) == {"superfluid", "llama-server"}:
         ours, theirs = results["superfluid"], results["llama-server"]
         lines.append("superfluid / llama-server (aggregate tok/s; p95 TTFT; CPU per token):")

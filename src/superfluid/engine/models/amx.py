@@ -23,6 +23,7 @@ import hashlib
 import json
 import logging
 import os
+import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -99,7 +100,8 @@ def _verdict_file() -> Path:
 def _check() -> bool:
     command = [sys.executable, "-m", "superfluid.engine.models.amx"]
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=CHECK_TIMEOUT_S, check=False)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=CHECK_TIMEOUT_S, check=False,
+                              preexec_fn=_no_core_file)
     except subprocess.TimeoutExpired:
         log.warning("the AMX check did not finish in %.0f s", CHECK_TIMEOUT_S)
         return False
@@ -107,6 +109,11 @@ def _check() -> bool:
         tail = (done.stdout + done.stderr).strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
         log.warning("the AMX check failed (exit status %d): %s", done.returncode, tail[0][:300])
     return done.returncode == 0
+
+
+def _no_core_file() -> None:
+    """A child that dies of a faulting kernel leaves no core file behind."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
 def _logits(path: Path, tokens: list[int], *, extra: bool) -> np.ndarray:
