@@ -50,11 +50,13 @@ async def run(servers: dict[str, peers.Peer], rounds: int, max_tokens: int) -> d
 
 
 def report(rates: dict[str, list[float]], header: str) -> str:
-    lines = [header, f"{'traffic':<9}{'kind':<7}{'superfluid':>11}{'llama-server':>13}{'ratio':>7}  (tok/s, median)"]
+    errors = sum(1 for values in rates.values() for r in values if r != r)
+    lines = [header + (f"\nfailed requests (left out of the medians): {errors}" if errors else ""),
+             f"{'traffic':<9}{'kind':<7}{'superfluid':>11}{'llama-server':>13}{'ratio':>7}  (tok/s, median)"]
     for mode in ("greedy", "sampled"):
         for kind in traffic.KINDS:
-            ours = statistics.median(rates[f"superfluid {mode} {kind}"])
-            theirs = statistics.median(rates[f"llama-server {mode} {kind}"])
+            ours = statistics.median(r for r in rates[f"superfluid {mode} {kind}"] if r == r)  # errors left out
+            theirs = statistics.median(r for r in rates[f"llama-server {mode} {kind}"] if r == r)
             lines.append(f"{mode:<9}{kind:<7}{ours:>11.1f}{theirs:>13.1f}{ours / theirs:>7.2f}")
     return "\n".join(lines)
 
@@ -84,7 +86,7 @@ def main() -> None:
             peer.stop()
     header = (f"machine: {platform.machine()}, {len(os.sched_getaffinity(0))} cores; threads={args.threads}; "
               f"model {gguf.name}; {args.tokens} tokens/request (JSON replies end with their object); "
-              f"{args.rounds} rounds; extra buffer types (AMX kernels) "
+              f"{args.rounds} rounds; llama.cpp's extra buffer types (its AMX kernels, where built) "
               f"{'on' if not peers.no_repack() else 'off'} for both" + (f"\nnote: {args.note}" if args.note else ""))
     text = report(rates, header)
     print(text)

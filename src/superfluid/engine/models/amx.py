@@ -26,6 +26,8 @@ import os
 import resource
 import subprocess
 import sys
+import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 import llama_cpp
@@ -37,6 +39,8 @@ ENV = "SUPERFLUID_AMX"
 CHECK_TIMEOUT_S = 180.0
 PROMPT = ("<|im_start|>user\nWrite a short story about a lighthouse keeper and his cat.<|im_end|>\n"
           "<|im_start|>assistant\nOnce upon a time, there was a lighthouse keeper named")
+DISAGREE = 3
+"""The child's exit status when the kernels ran but computed something else."""
 AGREEMENT = 0.9
 """Share of positions whose likeliest next token must be the same with and without the AMX kernels. Their logits
 differ by ~0.2 on average (a different summation order over 8-bit activations), so a near-tie may flip; on this
@@ -49,9 +53,26 @@ def built_with_amx() -> bool:
     return b"AMX_INT8 = 1" in llama_cpp.llama_print_system_info()
 
 
+@dataclass(frozen=True)
+class Verdict:
+    usable: bool
+    conclusive: bool
+    """The kernels ran: they worked, faulted or disagreed. A check that could not run (a timeout, no bundled
+    model) decides for this process only and is not kept."""
+
+
+_lock = threading.Lock()
+
+
 @functools.cache
 def extra_buffers_usable() -> bool:
-    """Whether models may load with llama.cpp's extra buffer types (its AMX kernels among them)."""
+    """Whether models may load with llama.cpp's extra buffer types (its AMX kernels among them). Checked once per
+    process, under a lock: the first loads may come from several threads."""
+    with _lock:
+        return _decide()
+
+
+def _decide() -> bool:
     if not built_with_amx():
         return True
     setting = os.environ.get(ENV, "").strip().lower()
@@ -61,15 +82,20 @@ def extra_buffers_usable() -> bool:
         log.info("%s=%s: models load without llama.cpp's extra buffer types", ENV, setting)
         return False
     verdict_file = _verdict_file()
-    try:
-        usable = bool(json.loads(verdict_file.read_text())["usable"])
-    except (OSError, ValueError, KeyError, TypeError):
-        usable = _check()
+    usable: bool | None = None
+    if verdict_file is not None:
         try:
-            verdict_file.parent.mkdir(parents=True, exist_ok=True)
-            verdict_file.write_text(json.dumps({"usable": usable}))
-        except OSError:
-            pass  # checked again by the next process
+            usable = bool(json.loads(verdict_file.read_text())["usable"])
+        except (OSError, ValueError, KeyError, TypeError):
+            usable = None
+    if usable is None:
+        verdict = _check()
+        usable = verdict.usable
+        if verdict.conclusive and verdict_file is not None:
+            _keep(verdict_file, usable)
+        elif not verdict.conclusive:
+            log.warning("the AMX check could not run: models load without llama.cpp's extra buffer types")
+            return False
     if usable:
         log.info("llama.cpp's AMX kernels work in this build: models load with its extra buffer types")
     else:
@@ -78,14 +104,29 @@ def extra_buffers_usable() -> bool:
     return usable
 
 
+def _keep(path: Path, usable: bool) -> None:
+    """Write the verdict whole or not at all (another process may be reading it); an unwritable cache only means
+    the next process checks again."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(json.dumps({"usable": usable}))
+        os.replace(partial, path)
+    except OSError:
+        pass
+
+
 def _cpu_library() -> Path | None:
+    """The CPU backend llama.cpp loads (``libggml-cpu.so.0`` in the wheel; the other names are links to it or
+    copies of it)."""
     here = Path(llama_cpp.__file__).parent / "lib"
     found = sorted(p for p in here.glob("libggml-cpu*") if p.is_file() and not p.is_symlink())
     return found[0] if found else None
 
 
-def _verdict_file() -> Path:
-    """Where the verdict for this build is kept: named after the CPU library's path, size and time."""
+def _verdict_file() -> Path | None:
+    """Where the verdict for this build is kept, named after the CPU library's path, size and time; None where
+    there is no cache directory to keep it in (no home directory)."""
     library = _cpu_library()
     if library is None:
         identity = f"{llama_cpp.__file__} {llama_cpp.__version__}"
@@ -93,27 +134,27 @@ def _verdict_file() -> Path:
         stat = library.stat()
         identity = f"{library.resolve()} {stat.st_size} {stat.st_mtime_ns}"
     digest = hashlib.sha256(identity.encode()).hexdigest()[:16]
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    try:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    except RuntimeError:  # no HOME, and a user id with no home directory
+        return None
     return base / "superfluid" / f"amx-{digest}.json"
 
 
-def _check() -> bool:
-    command = [sys.executable, "-m", "superfluid.engine.models.amx"]
+def _check(command: list[str] | None = None) -> Verdict:
+    """Run the check in a child process: a faulting kernel kills the child, not the server."""
+    command = command or [sys.executable, "-m", "superfluid.engine.models.amx"]
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=CHECK_TIMEOUT_S, check=False,
-                              preexec_fn=_no_core_file)
-    except subprocess.TimeoutExpired:
-        log.warning("the AMX check did not finish in %.0f s", CHECK_TIMEOUT_S)
-        return False
-    if done.returncode != 0:
-        tail = (done.stdout + done.stderr).strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
-        log.warning("the AMX check failed (exit status %d): %s", done.returncode, tail[0][:300])
-    return done.returncode == 0
-
-
-def _no_core_file() -> None:
-    """A child that dies of a faulting kernel leaves no core file behind."""
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        done = subprocess.run(command, capture_output=True, text=True, timeout=CHECK_TIMEOUT_S, check=False)
+    except (subprocess.TimeoutExpired, OSError) as exc:
+        log.warning("the AMX check did not finish: %s", exc)
+        return Verdict(usable=False, conclusive=False)
+    if done.returncode == 0:
+        return Verdict(usable=True, conclusive=True)
+    tail = (done.stdout + done.stderr).strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
+    log.warning("the AMX check failed (exit status %d): %s", done.returncode, tail[0][:300])
+    # Killed by a signal (SIGILL, SIGSEGV) or a disagreement: the kernels ran and failed.
+    return Verdict(usable=False, conclusive=done.returncode < 0 or done.returncode == DISAGREE)
 
 
 def _logits(path: Path, tokens: list[int], *, extra: bool) -> np.ndarray:
@@ -167,16 +208,19 @@ def main() -> None:
     """The check itself (run in a child: a faulting kernel kills this process, not the server)."""
     from superfluid.engine.models.model_sources import DEFAULT_MODEL, resolve
 
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a faulting kernel leaves no core file behind
     llama_cpp.llama_backend_init()
     path = resolve(DEFAULT_MODEL).locate()
     tokens = _tokenize(path, PROMPT)
     plain = _logits(path, tokens, extra=False)
     amx = _logits(path, tokens, extra=True)
     if not np.isfinite(amx).all():
-        raise SystemExit("the AMX kernels gave non-finite logits")
+        print("the AMX kernels gave non-finite logits", file=sys.stderr)
+        sys.exit(DISAGREE)
     agreement = float(np.mean(plain.argmax(axis=1) == amx.argmax(axis=1)))
     if agreement < AGREEMENT:
-        raise SystemExit(f"the AMX kernels disagree with the plain ones: {agreement:.0%} of next tokens agree")
+        print(f"the AMX kernels disagree with the plain ones: {agreement:.0%} of next tokens agree", file=sys.stderr)
+        sys.exit(DISAGREE)
     print(f"AMX kernels agree with the plain ones on {agreement:.0%} of next tokens")
 
 
