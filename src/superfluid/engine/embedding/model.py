@@ -13,7 +13,6 @@ import asyncio
 import ctypes
 import logging
 import queue
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -24,6 +23,7 @@ import numpy.typing as npt
 from superfluid.engine.models.llama_model import POOLING_TYPES, LlamaModel
 from superfluid.engine.models.model_sources import ModelSource
 from superfluid.engine.models.profile import POOLED, ModelProfile
+from superfluid.engine.worker import LINGER_S, PassingWorker
 from superfluid.errors import ContextLengthExceeded, EngineFailure, InvalidRequest, RateLimited, UnsupportedModel
 from superfluid.settings import Settings
 
@@ -55,8 +55,8 @@ class EmbeddingModel:
         self._waiting = 0
         self._decoding = False
         """The engine thread is working through jobs (it may still be after their requests went away)."""
-        self._thread = threading.Thread(target=self._serve, name=f"embed-{profile.id}", daemon=True)
-        self._thread.start()
+        self._worker = PassingWorker(f"embed-{profile.id}", self._serve)
+        """The engine thread, running only while there is work (see worker.py)."""
 
     @classmethod
     def load(cls, profile: ModelProfile, source: ModelSource, settings: Settings) -> EmbeddingModel:
@@ -77,7 +77,8 @@ class EmbeddingModel:
 
     def close(self) -> None:
         self._inbox.put(None)
-        self._thread.join()
+        self._worker.wake()
+        self._worker.close()
         self.llama.close()
 
     # ---- requests (event loop) -------------------------------------------------------------------
@@ -121,6 +122,7 @@ class EmbeddingModel:
         self._waiting += 1
         try:
             self._inbox.put(job)
+            self._worker.wake()
             return await job.future
         finally:
             self._waiting -= 1
@@ -129,7 +131,15 @@ class EmbeddingModel:
     def _serve(self) -> None:
         batch = llama_cpp.llama_batch_init(self.n_ctx, 0, 1)
         try:
-            while (first := self._inbox.get()) is not None:
+            while True:
+                try:
+                    first = self._inbox.get(timeout=LINGER_S)
+                except queue.Empty:
+                    if self._worker.retire(self._inbox):
+                        return  # nothing to do: the thread ends, and its OpenMP pool with it
+                    continue
+                if first is None:  # the model is closing
+                    return
                 jobs = [first]
                 while True:
                     try:

@@ -34,6 +34,7 @@ from superfluid.engine.scheduling.admission import WaitingRoom, place, place_sol
 from superfluid.engine.scheduling.job import QOS_CLASSES, Job, Lane, Outbox
 from superfluid.engine.scheduling.stats import EngineStats
 from superfluid.engine.types import Admitted, Failed, Finished, FinishReason, TextDelta, TokenLogprob, Usage
+from superfluid.engine.worker import LINGER_S, PassingWorker
 
 log = logging.getLogger(__name__)
 
@@ -81,8 +82,9 @@ class Scheduler:
         self._special_pieces: dict[int, bytes] = {}
         self.decoded_tokens = 0
         self.prefilled_tokens = 0
-        self._thread = threading.Thread(target=self._run, name=f"engine:{name}", daemon=True)
-        self._thread.start()
+        self._worker = PassingWorker(f"engine:{name}", self._run)
+        """The engine thread, running only while there is work (see worker.py: an idle one holds an OpenMP pool
+        that slows every other model's decoding)."""
 
     # ---- any thread -------------------------------------------------------------------------------
     def submit(self, jobs: Sequence[Job], *, queue_limit: int | None = None) -> bool:
@@ -96,6 +98,7 @@ class Scheduler:
                 self._queued_by_qos[job.qos] = self._queued_by_qos.get(job.qos, 0) + 1
         for job in jobs:
             self._inbox.put(job)
+        self._worker.wake()
         return True
 
     @property
@@ -124,6 +127,7 @@ class Scheduler:
         """Load a LoRA adapter's weights on the engine thread, between two ticks."""
         request = AdapterLoad(file)
         self._inbox.put(request)
+        self._worker.wake()
         return request.done
 
     def cancel(self, job: Job) -> None:
@@ -132,10 +136,12 @@ class Scheduler:
         job.cancelled = True
         self._leave_queue(job)
         self._inbox.put(None)  # wake the thread if it is idle
+        self._worker.wake()
 
     def close(self) -> None:
         self._inbox.put(_STOP)
-        self._thread.join(timeout=30)
+        self._worker.wake()
+        self._worker.close(timeout=30)
         self.model.close()
 
     def snapshot(self) -> dict[str, int]:
@@ -190,9 +196,15 @@ class Scheduler:
     def _run(self) -> None:
         while True:
             idle = not self._waiting.jobs and not self._busy()
+            item = None
             if idle:
                 self._outbox.flush()
-            item = self._inbox.get() if idle else None
+                try:
+                    item = self._inbox.get(timeout=LINGER_S)
+                except queue.Empty:
+                    if self._worker.retire(self._inbox):
+                        return  # nothing to do: the thread ends, and its OpenMP pool with it
+                    continue
             while item is not None or not self._inbox.empty():
                 if item is None:
                     item = self._inbox.get_nowait()
