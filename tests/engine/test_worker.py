@@ -6,6 +6,8 @@ import queue
 import threading
 import time
 
+import pytest
+
 from superfluid.engine.worker import PassingWorker
 
 
@@ -57,15 +59,18 @@ def test_items_put_from_many_threads_are_all_taken() -> None:
     engine = _Engine()
     busy = [0]
     overlap = []
+    books = threading.Lock()  # the count changes together with the retire that ends a thread's turn
 
     def body() -> None:
-        busy[0] += 1
-        overlap.append(busy[0])
-        try:
-            while not engine.worker.retire(engine.inbox):
-                engine.seen.append(engine.inbox.get())
-        finally:
-            busy[0] -= 1
+        with books:
+            busy[0] += 1
+            overlap.append(busy[0])
+        while True:
+            with books:
+                if engine.worker.retire(engine.inbox):
+                    busy[0] -= 1
+                    return
+            engine.seen.append(engine.inbox.get())
 
     engine.worker = PassingWorker("test-engine", body)
 
@@ -84,6 +89,39 @@ def test_items_put_from_many_threads_are_all_taken() -> None:
     assert sorted(engine.seen) == sorted(n * 1000 + i for n in range(4) for i in range(500))
     assert max(overlap) == 1
     assert _until(lambda: not engine.worker.alive)
+
+
+def test_a_thread_that_cannot_start_leaves_the_worker_usable(monkeypatch: pytest.MonkeyPatch) -> None:
+    engine = _Engine()
+
+    def refuse(self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(threading.Thread, "start", refuse)
+        with pytest.raises(RuntimeError):
+            engine.put("a")
+    engine.worker.wake()
+    assert _until(lambda: engine.seen == ["a"])
+
+
+def test_a_wake_during_close_starts_nothing() -> None:
+    engine = _Engine()
+    release = threading.Event()
+
+    def slow() -> None:
+        release.wait(5)
+
+    engine.worker = PassingWorker("test-engine", slow)
+    engine.worker.wake()
+    closing = threading.Thread(target=engine.worker.close, kwargs={"timeout": 5})
+    closing.start()
+    assert _until(lambda: engine.worker._closed)  # close has begun and waits on the thread
+    starts = engine.worker.starts
+    release.set()
+    closing.join()
+    engine.worker.wake()
+    assert engine.worker.starts == starts and not engine.worker.alive
 
 
 def test_after_close_nothing_starts_again() -> None:

@@ -45,10 +45,14 @@ class PassingWorker:
         with self._lock:
             if self._running or self._closed:
                 return
-            self._running = True
+            thread = threading.Thread(target=self._run, name=self.name, daemon=True)
+            self._thread, self._running = thread, True
+            try:
+                thread.start()
+            except BaseException:  # no thread (a limit reached): the next wake tries again
+                self._thread, self._running = None, False
+                raise
             self.starts += 1
-            self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
-            self._thread.start()
 
     def retire(self, inbox: queue.SimpleQueue[Any]) -> bool:
         """True (and the thread must return) when nothing waits in ``inbox``."""
@@ -62,11 +66,10 @@ class PassingWorker:
         """Wait for the thread (its caller has put the item that makes ``body`` return), and start none again:
         the model behind it is about to be freed."""
         with self._lock:
+            self._closed = True  # before the join: a wake in the meantime must not start a thread on a freed model
             thread = self._thread
         if thread is not None:
             thread.join(timeout)
-        with self._lock:
-            self._closed = True
 
     @property
     def alive(self) -> bool:
