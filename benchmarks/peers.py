@@ -68,13 +68,17 @@ def _spawn(cmd: list[str], log: Path, env: dict[str, str] | None = None) -> subp
                             env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
 
 
-def superfluid(model_id: str, *, threads: int, lanes: int, window: int, logs: Path, name: str = "superfluid",
-               env: dict[str, str] | None = None, flags: tuple[str, ...] = ()) -> Peer:
-    """``env`` and ``name`` let one run compare two builds (PYTHONPATH at another checkout's src)."""
+def superfluid(model_id: str, *, threads: int, lanes: int | None, window: int | None, logs: Path,
+               name: str = "superfluid", env: dict[str, str] | None = None, flags: tuple[str, ...] = (),
+               also: tuple[str, ...] = ()) -> Peer:
+    """``env`` and ``name`` let one run compare two builds (PYTHONPATH at another checkout's src); ``also`` serves
+    more models beside ``model_id``; ``lanes`` and ``window`` None keep the server's defaults."""
     port = free_port()
-    cmd = [sys.executable, "-m", "superfluid.cli", "serve", model_id, "--port", str(port), "--threads",
-           str(threads), "--parallel", str(lanes), "--ctx-size", str(window), "--kv-size", str(window * lanes),
-           *flags]
+    cmd = [sys.executable, "-m", "superfluid.cli", "serve", model_id, *also, "--port", str(port), "--threads",
+           str(threads)]
+    if lanes is not None and window is not None:
+        cmd += ["--parallel", str(lanes), "--ctx-size", str(window), "--kv-size", str(window * lanes)]
+    cmd += flags
     peer = Peer(name, f"http://127.0.0.1:{port}", _spawn(cmd, logs / f"{name}.log", env), model_id)
     return _wait(peer, "/health")
 

@@ -168,6 +168,15 @@ async def level(peer: peers.Peer, mode: str, concurrency: int, max_tokens: int, 
     }
 
 
+def side_by_side(gguf: Path, threads: int, logs: Path, llama_server: Path) -> dict[str, peers.Peer]:
+    """superfluid and llama-server on the same model, threads and lanes (the module docstring's flags)."""
+    return {
+        "superfluid": peers.superfluid(DEFAULT_MODEL, threads=threads, lanes=LANES, window=WINDOW, logs=logs),
+        "llama-server": peers.llama_server(gguf, threads=threads, lanes=LANES, window=WINDOW, logs=logs,
+                                           binary=llama_server),
+    }
+
+
 def long_prompt(tag: str, words: int = 1500) -> str:
     """About 2,000 tokens of varied text (no long repeats a prefix cache or a tokenizer could shortcut)."""
     parts = [f"{tag} Notes from the archive."]
@@ -291,11 +300,7 @@ def main() -> None:
     logs = Path(f"/tmp/superfluid-traffic-{os.getpid()}")  # the servers' logs, kept for a look afterwards
     logs.mkdir(exist_ok=True)
     load_before = os.getloadavg()[0]
-    servers = {
-        "superfluid": peers.superfluid(DEFAULT_MODEL, threads=args.threads, lanes=LANES, window=WINDOW, logs=logs),
-        "llama-server": peers.llama_server(gguf, threads=args.threads, lanes=LANES, window=WINDOW, logs=logs,
-                                           binary=args.llama_server),
-    }
+    servers = side_by_side(gguf, args.threads, logs, args.llama_server)
     try:
         results = asyncio.run(run(servers, levels, max_tokens, 1 if args.quick else 6))
     finally:

@@ -73,12 +73,7 @@ def main() -> None:
     gguf = resolve(DEFAULT_MODEL).locate()
     logs = Path(f"/tmp/superfluid-kinds-{os.getpid()}")
     logs.mkdir(exist_ok=True)
-    servers = {
-        "superfluid": peers.superfluid(DEFAULT_MODEL, threads=args.threads, lanes=traffic.LANES,
-                                       window=traffic.WINDOW, logs=logs),
-        "llama-server": peers.llama_server(gguf, threads=args.threads, lanes=traffic.LANES, window=traffic.WINDOW,
-                                           logs=logs, binary=args.llama_server),
-    }
+    servers = traffic.side_by_side(gguf, args.threads, logs, args.llama_server)
     try:
         rates = asyncio.run(run(servers, args.rounds, args.tokens))
     finally:

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -44,14 +42,8 @@ def main() -> None:
     args = parser.parse_args()
     logs = Path(f"/tmp/superfluid-two-models-{os.getpid()}")
     logs.mkdir(exist_ok=True)
-    port = peers.free_port()
-    command = [sys.executable, "-m", "superfluid.cli", "serve", CHAT, args.other, "--port", str(port),
-               "--threads", str(args.threads)]
-    with (logs / "superfluid.log").open("wb") as log:
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-    peer = peers.Peer("superfluid", f"http://127.0.0.1:{port}", process, CHAT)
+    peer = peers.superfluid(CHAT, also=(args.other,), threads=args.threads, lanes=None, window=None, logs=logs)
     try:
-        peers._wait(peer, "/health")
         before = [_rate(peer.base_url) for _ in range(3)]
         if "minilm" in args.other or "embed" in args.other:
             other = httpx.post(peer.base_url + "/v1/embeddings", timeout=120,

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from superfluid.engine.worker import PassingWorker
+from superfluid.engine.worker import RETIRED, PassingWorker
 
 
 class _Engine:
@@ -22,10 +22,7 @@ class _Engine:
 
     def body(self) -> None:
         self.threads.add(threading.get_ident())
-        while not self.worker.retire(self.inbox):
-            item = self.inbox.get()
-            if item is None:
-                return
+        while (item := self.worker.take(self.inbox)) is not RETIRED and item is not None:
             self.seen.append(item)
 
     def put(self, item: object) -> None:

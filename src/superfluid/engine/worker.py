@@ -22,10 +22,14 @@ sooner, and a fresh thread costs its first decode ~1 ms (6.3 against 4.9 ms on t
 model decodes throttled for at most this long after this one's last request."""
 
 
+RETIRED = object()
+"""What ``PassingWorker.take`` returns when the thread has had nothing to do for ``LINGER_S`` and must end."""
+
+
 class PassingWorker:
-    """Runs ``body`` on a thread started by ``wake``. ``body`` calls ``retire`` when it has found nothing to do
-    for ``LINGER_S`` and returns when that says True; ``wake`` after every put to the inbox starts a thread if
-    none is running.
+    """Runs ``body`` on a thread started by ``wake``. ``body`` waits for work with ``take`` and returns when that
+    gives ``RETIRED`` (or calls ``retire`` itself, which ``take`` uses); ``wake`` after every put to the inbox
+    starts a thread if none is running.
 
     No item is ever stranded: ``retire`` looks at the inbox under the same lock ``wake`` takes after its caller's
     put, so either the retiring thread sees the item or ``wake`` sees no thread running and starts one.
@@ -53,6 +57,16 @@ class PassingWorker:
                 self._thread, self._running = None, False
                 raise
             self.starts += 1
+
+    def take(self, inbox: queue.SimpleQueue[Any]) -> Any:
+        """The next item of ``inbox``, waiting up to ``LINGER_S`` at a time; ``RETIRED`` (and the thread must
+        return) once none came and none is waiting."""
+        while True:
+            try:
+                return inbox.get(timeout=LINGER_S)
+            except queue.Empty:
+                if self.retire(inbox):
+                    return RETIRED
 
     def retire(self, inbox: queue.SimpleQueue[Any]) -> bool:
         """True (and the thread must return) when nothing waits in ``inbox``."""

@@ -23,7 +23,7 @@ import numpy.typing as npt
 from superfluid.engine.models.llama_model import POOLING_TYPES, LlamaModel
 from superfluid.engine.models.model_sources import ModelSource
 from superfluid.engine.models.profile import POOLED, ModelProfile
-from superfluid.engine.worker import LINGER_S, PassingWorker
+from superfluid.engine.worker import RETIRED, PassingWorker
 from superfluid.errors import ContextLengthExceeded, EngineFailure, InvalidRequest, RateLimited, UnsupportedModel
 from superfluid.settings import Settings
 
@@ -131,15 +131,8 @@ class EmbeddingModel:
     def _serve(self) -> None:
         batch = llama_cpp.llama_batch_init(self.n_ctx, 0, 1)
         try:
-            while True:
-                try:
-                    first = self._inbox.get(timeout=LINGER_S)
-                except queue.Empty:
-                    if self._worker.retire(self._inbox):
-                        return  # nothing to do: the thread ends, and its OpenMP pool with it
-                    continue
-                if first is None:  # the model is closing
-                    return
+            # RETIRED: nothing to do, the thread ends and its OpenMP pool with it; None: the model is closing.
+            while (first := self._worker.take(self._inbox)) is not RETIRED and first is not None:
                 jobs = [first]
                 while True:
                     try:

@@ -157,13 +157,20 @@ def _check(command: list[str] | None = None) -> Verdict:
     return Verdict(usable=False, conclusive=done.returncode < 0 or done.returncode == DISAGREE)
 
 
-def _logits(path: Path, tokens: list[int], *, extra: bool) -> np.ndarray:
-    """The logits after each prompt token (one batch) and after one more token decoded alone."""
+def _model(path: Path, *, extra: bool = False, vocab_only: bool = False) -> llama_cpp.llama_model_p:
+    """The check's own load (llama_model's would ask for this very check)."""
     params = llama_cpp.llama_model_default_params()
     params.use_extra_bufts = extra
+    params.vocab_only = vocab_only
     model = llama_cpp.llama_model_load_from_file(str(path).encode(), params)
     if not model:
         raise SystemExit(f"could not load {path}")
+    return model  # type: ignore[no-any-return]
+
+
+def _logits(path: Path, tokens: list[int], *, extra: bool) -> np.ndarray:
+    """The logits after each prompt token (one batch) and after one more token decoded alone."""
+    model = _model(path, extra=extra)
     cparams = llama_cpp.llama_context_default_params()
     cparams.n_ctx = 256
     cparams.n_batch = cparams.n_ubatch = 64
@@ -192,11 +199,7 @@ def _logits(path: Path, tokens: list[int], *, extra: bool) -> np.ndarray:
 
 
 def _tokenize(path: Path, text: str) -> list[int]:
-    params = llama_cpp.llama_model_default_params()
-    params.vocab_only = True
-    model = llama_cpp.llama_model_load_from_file(str(path).encode(), params)
-    if not model:
-        raise SystemExit(f"could not load {path}")
+    model = _model(path, vocab_only=True)
     data = text.encode()
     out = (llama_cpp.llama_token * 256)()
     n = llama_cpp.llama_tokenize(llama_cpp.llama_model_get_vocab(model), data, len(data), out, 256, True, True)

@@ -34,7 +34,7 @@ from superfluid.engine.scheduling.admission import WaitingRoom, place, place_sol
 from superfluid.engine.scheduling.job import QOS_CLASSES, Job, Lane, Outbox
 from superfluid.engine.scheduling.stats import EngineStats
 from superfluid.engine.types import Admitted, Failed, Finished, FinishReason, TextDelta, TokenLogprob, Usage
-from superfluid.engine.worker import LINGER_S, PassingWorker
+from superfluid.engine.worker import RETIRED, PassingWorker
 
 log = logging.getLogger(__name__)
 
@@ -199,12 +199,9 @@ class Scheduler:
             item = None
             if idle:
                 self._outbox.flush()
-                try:
-                    item = self._inbox.get(timeout=LINGER_S)
-                except queue.Empty:
-                    if self._worker.retire(self._inbox):
-                        return  # nothing to do: the thread ends, and its OpenMP pool with it
-                    continue
+                item = self._worker.take(self._inbox)
+                if item is RETIRED:
+                    return  # nothing to do: the thread ends, and its OpenMP pool with it
             while item is not None or not self._inbox.empty():
                 if item is None:
                     item = self._inbox.get_nowait()
