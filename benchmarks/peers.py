@@ -12,6 +12,7 @@ from pathlib import Path
 from conformance.server import free_port, wait_healthy
 
 from superfluid.engine.models.amx import extra_buffers_usable
+from superfluid.engine.models.llama_model import flash_attention
 
 BUILD = Path(__file__).resolve().parent / ".build"
 LLAMA_SERVER = BUILD / "cmake" / "bin" / "llama-server"
@@ -90,14 +91,22 @@ def no_repack() -> list[str]:
     return [] if extra_buffers_usable() else ["--no-repack"]
 
 
+def flash_attn() -> str:
+    """llama-server's ``-fa`` value for the flash attention superfluid's ``--flash-attn auto`` chooses for a chat
+    model on this build (off on a CPU-only one; docs/performance.md, "Flash attention"), so that both sides run
+    the same kernels."""
+    return flash_attention("auto")
+
+
 def llama_server(gguf: Path, *, threads: int, lanes: int, window: int, logs: Path,
-                 binary: Path = LLAMA_SERVER) -> Peer:
+                 binary: Path = LLAMA_SERVER, fa: str | None = None, name: str = "llama-server") -> Peer:
+    """``fa``: llama-server's ``-fa`` (None: what superfluid's default is here, ``flash_attn()``)."""
     if not binary.exists():
         raise FileNotFoundError(f"{binary} is missing: run benchmarks/build_llama_server.sh first")
     port = free_port()
     cmd = [str(binary), "-m", str(gguf), "--port", str(port), "-t", str(threads), "-tb", str(threads),
-           "-np", str(lanes), "-c", str(window * lanes), "--no-webui", *no_repack()]
-    peer = Peer("llama-server", f"http://127.0.0.1:{port}", _spawn(cmd, logs / "llama-server.log"), gguf.stem)
+           "-np", str(lanes), "-c", str(window * lanes), "--no-webui", "-fa", fa or flash_attn(), *no_repack()]
+    peer = Peer(name, f"http://127.0.0.1:{port}", _spawn(cmd, logs / f"{name}.log"), gguf.stem)
     return _wait(peer, "/health")
 
 

@@ -1,7 +1,9 @@
 """Traffic benchmark: superfluid and llama-server side by side, greedy and sampled, at 1 to 32 streams.
 
 Same model (the bundled SmolLM2-135M Q4_1), same threads, same lanes (superfluid ``--parallel 8 --ctx-size
-4096 --kv-size 32768``, llama-server ``-np 8 -c 32768``; at 16 and 32 streams requests queue behind the 8 lanes).
+4096 --kv-size 32768``, llama-server ``-np 8 -c 32768``; at 16 and 32 streams requests queue behind the 8 lanes),
+same flash attention (llama-server and the llama.cpp tools get ``-fa`` as superfluid's ``--flash-attn auto``
+resolves here: off on a CPU-only build; benchmarks/long_chat.py compares the defaults).
 Streaming chat on a mix of prompts (a story, code, a question, JSON under a schema), two kinds of traffic:
 greedy (temperature 0) and sampled (temperature 0.7, top_p 0.95, a seed per request). EOS is suppressed except
 for the JSON requests, which end when the schema's object closes. Both servers run at once and take turns level
@@ -201,7 +203,7 @@ def ceilings(bin_dir: Path, gguf: Path, threads: int, quick: bool, levels: list[
     if not (bin_dir / "llama-bench").exists() or not (bin_dir / "llama-batched-bench").exists():
         return {"not measured": f"llama-bench or llama-batched-bench missing in {bin_dir} (run with --build)"}
     bench = [str(bin_dir / "llama-bench"), "-m", str(gguf), "-t", str(threads), "-o", "json",
-             "-p", "2000", "-n", "32" if quick else "128", "-r", "1" if quick else "3",
+             "-p", "2000", "-n", "32" if quick else "128", "-r", "1" if quick else "3", "-fa", peers.flash_attn(),
              *(["--repack", "0"] if peers.no_repack() else [])]
     done = subprocess.run(bench, capture_output=True, text=True, check=False)
     for test in json.loads(done.stdout or "[]"):
@@ -211,7 +213,8 @@ def ceilings(bin_dir: Path, gguf: Path, threads: int, quick: bool, levels: list[
     ntg = 32 if quick else 128
     batched = [str(bin_dir / "llama-batched-bench"), "-m", str(gguf), "-t", str(threads), "-tb", str(threads),
                "-c", str(max(npl) * (128 + ntg) + 256), "-npp", "128", "-ntg", str(ntg),
-               "-npl", ",".join(map(str, npl)), "--output-format", "jsonl", *peers.no_repack()]
+               "-npl", ",".join(map(str, npl)), "--output-format", "jsonl", "-fa", peers.flash_attn(),
+               *peers.no_repack()]
     done = subprocess.run(batched, capture_output=True, text=True, check=False)
     for line in (done.stdout + done.stderr).splitlines():
         if line.startswith('{"n_kv_max"'):
@@ -309,7 +312,8 @@ def main() -> None:
     ceiling = ceilings(args.bin, gguf, args.threads, args.quick, levels)
     header = (f"machine: {platform.machine()}, {len(os.sched_getaffinity(0))} cores; threads={args.threads}; "
               f"model {gguf.name}; {max_tokens} tokens/stream (JSON replies end with their object); {LANES} lanes x "
-              f"{WINDOW} window; load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after"
+              f"{WINDOW} window; flash attention {peers.flash_attn()} on every side (superfluid's --flash-attn auto "
+              f"here); load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after"
               + ("; quick" if args.quick else "") + (f"\nnote: {args.note}" if args.note else ""))
     text = report(results, levels, header, ceiling)
     print(text)

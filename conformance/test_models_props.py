@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import httpx
+import llama_cpp
 import pytest
 
 from conformance.server import RunningServer, start_server, stop_server
@@ -72,9 +73,10 @@ def test_bundled_model_dialect(http: httpx.Client, model: str) -> None:
 
 @pytest.fixture(scope="module")
 def untouched(tmp_path_factory: pytest.TempPathFactory, model: str, second_model: str) -> Iterator[httpx.Client]:
-    """A server of this module's own whose second model nothing has loaded (the shared one may have)."""
+    """A server of this module's own whose second model nothing has loaded (the shared one may have); its models
+    decode with flash attention on, the opposite of the default on a CPU-only build."""
     log_path = tmp_path_factory.mktemp("untouched") / "serve.log"
-    running: RunningServer = start_server([model, second_model, "--parallel", "1"], log_path)
+    running: RunningServer = start_server([model, second_model, "--parallel", "1", "--flash-attn", "on"], log_path)
     try:
         with httpx.Client(base_url=running.base_url, timeout=120) as client:
             yield client
@@ -134,6 +136,17 @@ def test_props_of_the_default_model(http: httpx.Client, model: str) -> None:
     assert kv["waiting"] >= 0
     assert kv["cached_tokens"] >= 0
     assert set(props["capabilities"]["dialect"]) >= DIALECT_KEYS
+    # --flash-attn auto: off for a chat model where llama.cpp computes on the CPU alone (docs/performance.md)
+    assert props["flash_attention"] == ("auto" if llama_cpp.llama_supports_gpu_offload() else "off")
+
+
+def test_flash_attention_on_is_reported_and_decodes(untouched: httpx.Client, model: str) -> None:
+    assert _json(untouched.get(f"/props?model={model}"))["flash_attention"] == "on"
+    reply = _json(untouched.post("/v1/chat/completions", json={
+        "model": model, "max_tokens": 48, "temperature": 0,
+        "messages": [{"role": "user", "content": "Name three colours of the rainbow."}]}))
+    assert reply["usage"]["completion_tokens"] > 0
+    assert reply["choices"][0]["message"]["content"].strip()
 
 
 def test_props_capabilities_match_models(http: httpx.Client, model: str) -> None:

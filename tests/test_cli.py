@@ -65,6 +65,8 @@ def test_short_flags_match_llama_server() -> None:
     assert settings.max_tokens == 100
     assert settings.alias == "nick"
     assert _settings("-kvu").kv_unified is True and _settings().kv_unified is False
+    assert _settings("-fa", "off").flash_attn == "off" and _settings().flash_attn == "auto"
+    assert _settings("--flash-attn", "on").flash_attn == "on"
 
 
 def test_types_are_converted() -> None:
@@ -79,6 +81,7 @@ def test_types_are_converted() -> None:
     [
         ["--chat-template", "vicuna"],
         ["--log-level", "loud"],
+        ["--flash-attn", "yes"],
         ["--port", "eighty"],
         ["--no-such-flag"],
     ],

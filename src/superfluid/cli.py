@@ -17,7 +17,15 @@ from superfluid.http.access import AccessControl
 from superfluid.http.access_log import LOG_FORMATS, configure_logging
 from superfluid.http.keys import KeyPolicyError
 from superfluid.http.rate_limit import parse_rate
-from superfluid.settings import DEFAULT_PORT, KvOverride, Settings, parse_duration, parse_override, parse_size
+from superfluid.settings import (
+    DEFAULT_PORT,
+    FLASH_ATTN_CHOICES,
+    KvOverride,
+    Settings,
+    parse_duration,
+    parse_override,
+    parse_size,
+)
 from superfluid.state.location import default_sessions_dir
 
 log = logging.getLogger("superfluid")
@@ -82,6 +90,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("-t", "--threads", type=int, default=0, help="llama.cpp threads (0: all cores)")
     serve.add_argument("-np", "--parallel", type=int, default=4, help="lanes decoded together")
     serve.add_argument("-b", "--batch-size", type=int, default=512, help="most prompt tokens per engine tick")
+    serve.add_argument("-fa", "--flash-attn", choices=FLASH_ATTN_CHOICES, default="auto",
+                       help="llama.cpp's flash attention (auto: off for chat models on a CPU-only build, where it "
+                            "slows decoding at long contexts 2-3x; llama.cpp's choice elsewhere)")
     serve.add_argument("-n", "--max-tokens", type=int, default=None,
                        help="reply cap when a request names none (default: fill the context)")
     serve.add_argument("--chat-template", choices=BUILTIN_TEMPLATES, default=None,
@@ -231,6 +242,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         threads=args.threads,
         parallel=args.parallel,
         batch_size=args.batch_size,
+        flash_attn=args.flash_attn,
         max_tokens=args.max_tokens,
         chat_template=args.chat_template,
         chat_template_file=args.chat_template_file,

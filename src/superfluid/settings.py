@@ -7,6 +7,7 @@ from pathlib import Path
 
 DEFAULT_PORT = 8453
 MAX_BODY_BYTES = 100 * 1024 * 1024
+FLASH_ATTN_CHOICES = ("auto", "on", "off")
 
 KvOverride = tuple[str, str, str]
 """One GGUF metadata override: (key, type, value), type one of int, float, bool, str (llama-server's
@@ -87,6 +88,10 @@ class Settings:
     """Lanes: sequences decoded together on one llama.cpp context."""
     batch_size: int = 512
     """Most prompt tokens decoded in one engine tick."""
+    flash_attn: str = "auto"
+    """llama.cpp's flash attention: ``on``, ``off``, or ``auto`` (off for chat models on a CPU-only build, where it
+    makes decoding past a few hundred tokens of context 2-3x slower; llama.cpp's own choice elsewhere; see
+    ``flash_attn_type`` in engine/models/llama_model.py)."""
     max_tokens: int | None = None
     """Server-wide cap on generated tokens when a request names none."""
     chat_template: str | None = None

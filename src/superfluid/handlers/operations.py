@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from superfluid import __version__
-from superfluid.engine.models.llama_model import BACKEND_VERSION, shared_kv_pool
+from superfluid.engine.models.llama_model import BACKEND_VERSION, flash_attention, shared_kv_pool
 from superfluid.engine.models.profile import ModelProfile
 from superfluid.engine.models.runtimes import AnyProfile
 from superfluid.engine.models.served_model import ServedModel
@@ -52,6 +52,7 @@ async def props(model: str | None = None, autoload: str | None = None) -> dict[s
         "chat_template_source": profile.template_origin,
         "default_generation_settings": {"n_ctx": profile.n_ctx, "params": params},
         "kv_cache": kv,
+        "flash_attention": flash_attention(settings.flash_attn),
         "runtime": profile.runtime,
         "capabilities": profile.capabilities(),
         "build_info": f"superfluid {__version__}, llama-cpp-python {BACKEND_VERSION}",

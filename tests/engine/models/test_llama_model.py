@@ -5,9 +5,10 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+import llama_cpp
 import pytest
 
-from superfluid.engine.models.llama_model import LlamaModel, shared_kv_pool
+from superfluid.engine.models.llama_model import LlamaModel, flash_attn_type, shared_kv_pool
 from tests.engine.bundled_vocab import bundled_vocab
 
 
@@ -51,3 +52,21 @@ def test_control_token_finds_only_single_tokens_that_decoding_drops(text: str, c
 def test_lanes_share_one_kv_pool_only_when_it_is_smaller_than_a_window_each(
         forced: bool, lanes: int, kv_size: int, window: int, shared: bool) -> None:
     assert shared_kv_pool(forced, lanes, kv_size, window) is shared
+
+
+@pytest.mark.parametrize(("choice", "generation", "gpu", "expected"), [
+    ("auto", True, False, llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED),  # a chat model on a CPU-only build
+    ("auto", False, False, llama_cpp.LLAMA_FLASH_ATTN_TYPE_AUTO),  # an embedding model only prefills
+    ("auto", True, True, llama_cpp.LLAMA_FLASH_ATTN_TYPE_AUTO),  # a GPU build: llama.cpp's choice
+    ("on", True, False, llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED),
+    ("on", False, True, llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED),
+    ("off", False, True, llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED),
+])
+def test_flash_attention_follows_the_flag_and_auto_leaves_it_off_for_chat_on_a_cpu(
+        choice: str, generation: bool, gpu: bool, expected: int) -> None:
+    assert flash_attn_type(choice, generation=generation, gpu=gpu) == expected
+
+
+def test_a_flash_attention_value_outside_the_choices_is_refused() -> None:
+    with pytest.raises(ValueError, match="auto, on, off"):
+        flash_attn_type("yes", generation=True, gpu=False)

@@ -67,7 +67,7 @@ class EmbeddingModel:
         log.info("loading %s from %s for embeddings (%s pooling)", profile.id, path, profile.pooling)
         llama = LlamaModel(path, n_ctx=profile.n_ctx, n_seq_max=MAX_SEQUENCES, n_batch=profile.n_ctx,
                            n_threads=settings.threads, overrides=settings.override_kv,
-                           pooling=POOLING_TYPES[profile.pooling])
+                           pooling=POOLING_TYPES[profile.pooling], flash_attn=settings.flash_attn)
         return cls(profile, llama, settings)
 
     @property

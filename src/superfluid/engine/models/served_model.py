@@ -124,7 +124,7 @@ class ServedModel:
         log.info("loading %s from %s", model_id, path)
         llama = LlamaModel(path, n_ctx=settings.ctx_size, n_seq_max=settings.parallel, kv_size=settings.kv_size,
                            kv_unified=settings.kv_unified, n_batch=settings.batch_size, n_threads=settings.threads,
-                           overrides=settings.override_kv)
+                           overrides=settings.override_kv, flash_attn=settings.flash_attn)
         try:
             profile = ModelProfile.build(model_id, source.origin, path, llama.meta, settings, n_ctx=llama.n_ctx)
         except Exception:
