@@ -51,14 +51,20 @@ async def conversation(peer: peers.Peer, words: int, tag: str) -> dict[str, Any]
                        "stream_options": {"include_usage": True}, "messages": _turns(document, turn)}
             shots.append(await traffic.shot(client, payload))
     errors = [s.error for s in shots if s.error]
-    warm = shots[1:]
+    warm = [s for s in shots[1:] if not s.error]  # a turn that failed has no times (counted under errors)
     return {
         "prompt_tokens": shots[0].prompt_tokens,
         "cold_ttft_ms": shots[0].ttft_s * 1000,
-        "warm_ttft_ms": statistics.median(s.ttft_s for s in warm) * 1000,
-        "warm_tok_s": statistics.median(s.rate for s in warm),
+        "warm_ttft_ms": _median([s.ttft_s for s in warm]) * 1000,
+        "warm_tok_s": _median([s.rate for s in warm]),
         "errors": errors,
     }
+
+
+def _median(values: list[float]) -> float:
+    """The median of the values that are numbers (NaN, a failed request's, would make the order undefined)."""
+    numbers = [v for v in values if v == v]
+    return statistics.median(numbers) if numbers else float("nan")
 
 
 async def run(servers: dict[str, peers.Peer], rounds: int) -> dict[str, dict[str, list[dict[str, Any]]]]:
@@ -86,19 +92,17 @@ def report(results: dict[str, dict[str, list[dict[str, Any]]]], header: str) -> 
             runs = by_size[words]
             lines.append(
                 f"{name:<24}{runs[0]['prompt_tokens']:>7}"
-                f"{statistics.median(r['cold_ttft_ms'] for r in runs):>13.0f}"
-                f"{statistics.median(r['warm_ttft_ms'] for r in runs):>13.0f}"
-                f"{statistics.median(r['warm_tok_s'] for r in runs):>11.1f}"
+                f"{_median([r['cold_ttft_ms'] for r in runs]):>13.0f}"
+                f"{_median([r['warm_ttft_ms'] for r in runs]):>13.0f}"
+                f"{_median([r['warm_tok_s'] for r in runs]):>11.1f}"
                 f"{sum(len(r['errors']) for r in runs):>7}")
     ours = results["superfluid"]
     for other in (name for name in results if name != "superfluid"):
         ratios = []
         for words in map(str, DOCUMENT_WORDS):
             theirs = results[other][words]
-            rate = (statistics.median(r["warm_tok_s"] for r in ours[words])
-                    / statistics.median(r["warm_tok_s"] for r in theirs))
-            ttft = (statistics.median(r["warm_ttft_ms"] for r in ours[words])
-                    / statistics.median(r["warm_ttft_ms"] for r in theirs))
+            rate = _median([r["warm_tok_s"] for r in ours[words]]) / _median([r["warm_tok_s"] for r in theirs])
+            ttft = _median([r["warm_ttft_ms"] for r in ours[words]]) / _median([r["warm_ttft_ms"] for r in theirs])
             ratios.append(f"{ours[words][0]['prompt_tokens']} tokens: decode {rate:.2f}x, warm TTFT {ttft:.2f}")
         lines.append(f"superfluid / {other}: " + "; ".join(ratios))
     return "\n".join(lines)

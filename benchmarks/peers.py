@@ -93,8 +93,9 @@ def no_repack() -> list[str]:
 
 def flash_attn() -> str:
     """llama-server's ``-fa`` value for the flash attention superfluid's ``--flash-attn auto`` chooses for a chat
-    model on this build (off on a CPU-only one; docs/performance.md, "Flash attention"), so that both sides run
-    the same kernels."""
+    model (off; docs/performance.md, "Flash attention"), so that both sides run the same kernels. Every benchmark
+    that starts llama-server through ``llama_server`` gets it unless it names another; results recorded before
+    session 25 ran both sides with llama.cpp's default (on)."""
     return flash_attention("auto")
 
 

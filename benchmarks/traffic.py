@@ -3,7 +3,7 @@
 Same model (the bundled SmolLM2-135M Q4_1), same threads, same lanes (superfluid ``--parallel 8 --ctx-size
 4096 --kv-size 32768``, llama-server ``-np 8 -c 32768``; at 16 and 32 streams requests queue behind the 8 lanes),
 same flash attention (llama-server and the llama.cpp tools get ``-fa`` as superfluid's ``--flash-attn auto``
-resolves here: off on a CPU-only build; benchmarks/long_chat.py compares the defaults).
+resolves: off; benchmarks/long_chat.py compares the defaults).
 Streaming chat on a mix of prompts (a story, code, a question, JSON under a schema), two kinds of traffic:
 greedy (temperature 0) and sampled (temperature 0.7, top_p 0.95, a seed per request). EOS is suppressed except
 for the JSON requests, which end when the schema's object closes. Both servers run at once and take turns level

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import llama_cpp
 import pytest
 
 from conformance.server import RunningServer, start_server, stop_server
@@ -74,7 +73,7 @@ def test_bundled_model_dialect(http: httpx.Client, model: str) -> None:
 @pytest.fixture(scope="module")
 def untouched(tmp_path_factory: pytest.TempPathFactory, model: str, second_model: str) -> Iterator[httpx.Client]:
     """A server of this module's own whose second model nothing has loaded (the shared one may have); its models
-    decode with flash attention on, the opposite of the default on a CPU-only build."""
+    decode with flash attention on, the opposite of the default for chat models."""
     log_path = tmp_path_factory.mktemp("untouched") / "serve.log"
     running: RunningServer = start_server([model, second_model, "--parallel", "1", "--flash-attn", "on"], log_path)
     try:
@@ -136,8 +135,8 @@ def test_props_of_the_default_model(http: httpx.Client, model: str) -> None:
     assert kv["waiting"] >= 0
     assert kv["cached_tokens"] >= 0
     assert set(props["capabilities"]["dialect"]) >= DIALECT_KEYS
-    # --flash-attn auto: off for a chat model where llama.cpp computes on the CPU alone (docs/performance.md)
-    assert props["flash_attention"] == ("auto" if llama_cpp.llama_supports_gpu_offload() else "off")
+    # --flash-attn auto: off for a chat model (docs/performance.md, "Flash attention")
+    assert props["flash_attention"] == "off"
 
 
 def test_flash_attention_on_is_reported_and_decodes(untouched: httpx.Client, model: str) -> None:

@@ -25,7 +25,7 @@ async def props(model: str | None = None, autoload: str | None = None) -> dict[s
     profile = await svc.models.profile(model_id)
     served = svc.models.loaded.get(model_id)
     if not isinstance(profile, ModelProfile) or profile.kind != "generation":
-        return _props_without_generation(profile, served is not None)
+        return _props_without_generation(profile, served is not None, svc.models.entry(model_id).settings.flash_attn)
     defaults = profile.sampling_defaults
     params: dict[str, Any] = {
         **defaults,
@@ -59,7 +59,7 @@ async def props(model: str | None = None, autoload: str | None = None) -> dict[s
     }
 
 
-def _props_without_generation(profile: AnyProfile, loaded: bool) -> dict[str, Any]:
+def _props_without_generation(profile: AnyProfile, loaded: bool, flash_attn: str) -> dict[str, Any]:
     """/props of an embedding or Whisper model: llama-server's shape, with nothing about sampling or chat."""
     return {
         "model": profile.id,
@@ -70,6 +70,8 @@ def _props_without_generation(profile: AnyProfile, loaded: bool) -> dict[str, An
         "chat_template": "",
         "default_generation_settings": {"n_ctx": profile.n_ctx, "params": {}},
         "kv_cache": {},
+        **({"flash_attention": flash_attention(flash_attn, generation=False)}
+           if profile.runtime == "llamacpp" else {}),
         "runtime": profile.runtime,
         "capabilities": profile.capabilities(),
         "build_info": f"superfluid {__version__}, llama-cpp-python {BACKEND_VERSION}",

@@ -9,6 +9,7 @@ import llama_cpp
 import pytest
 
 from superfluid.engine.models.llama_model import LlamaModel, flash_attn_type, shared_kv_pool
+from superfluid.engine.models.model_sources import DEFAULT_MODEL, resolve
 from tests.engine.bundled_vocab import bundled_vocab
 
 
@@ -54,19 +55,43 @@ def test_lanes_share_one_kv_pool_only_when_it_is_smaller_than_a_window_each(
     assert shared_kv_pool(forced, lanes, kv_size, window) is shared
 
 
-@pytest.mark.parametrize(("choice", "generation", "gpu", "expected"), [
-    ("auto", True, False, llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED),  # a chat model on a CPU-only build
-    ("auto", False, False, llama_cpp.LLAMA_FLASH_ATTN_TYPE_AUTO),  # an embedding model only prefills
-    ("auto", True, True, llama_cpp.LLAMA_FLASH_ATTN_TYPE_AUTO),  # a GPU build: llama.cpp's choice
-    ("on", True, False, llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED),
-    ("on", False, True, llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED),
-    ("off", False, True, llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED),
+@pytest.mark.parametrize(("choice", "generation", "expected"), [
+    ("auto", True, llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED),  # a chat model: every layer runs on the CPU
+    ("auto", False, llama_cpp.LLAMA_FLASH_ATTN_TYPE_AUTO),  # an embedding model only prefills: llama.cpp's choice
+    ("on", True, llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED),
+    ("on", False, llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED),
+    ("off", True, llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED),
+    ("off", False, llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED),
 ])
-def test_flash_attention_follows_the_flag_and_auto_leaves_it_off_for_chat_on_a_cpu(
-        choice: str, generation: bool, gpu: bool, expected: int) -> None:
-    assert flash_attn_type(choice, generation=generation, gpu=gpu) == expected
+def test_flash_attention_follows_the_flag_and_auto_leaves_it_off_for_chat(
+        choice: str, generation: bool, expected: int) -> None:
+    assert flash_attn_type(choice, generation=generation) == expected
 
 
 def test_a_flash_attention_value_outside_the_choices_is_refused() -> None:
     with pytest.raises(ValueError, match="auto, on, off"):
-        flash_attn_type("yes", generation=True, gpu=False)
+        flash_attn_type("yes", generation=True)
+
+
+@pytest.mark.parametrize(("choice", "pooling", "expected"), [
+    ("auto", None, llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED),
+    ("on", None, llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED),
+    ("auto", llama_cpp.LLAMA_POOLING_TYPE_MEAN, llama_cpp.LLAMA_FLASH_ATTN_TYPE_AUTO),
+])
+def test_every_context_of_a_real_model_is_created_with_the_flash_attention_asked_for(
+        monkeypatch: pytest.MonkeyPatch, choice: str, pooling: int | None, expected: int) -> None:
+    asked: list[int] = []
+    create = llama_cpp.llama_init_from_model
+
+    def recording(model: Any, params: Any) -> Any:
+        asked.append(int(params.flash_attn_type))
+        return create(model, params)
+
+    monkeypatch.setattr(llama_cpp, "llama_init_from_model", recording)
+    model = LlamaModel(resolve(DEFAULT_MODEL).locate(), n_ctx=256, n_seq_max=2, n_batch=64, n_threads=2,
+                       pooling=pooling, flash_attn=choice)
+    try:
+        model.open_context(1)  # a second context, as the batch-invariant lane opens
+        assert asked == [expected, expected]
+    finally:
+        model.close()

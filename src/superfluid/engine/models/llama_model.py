@@ -246,31 +246,31 @@ def shared_kv_pool(forced: bool, n_seq_max: int, kv_size: int, window: int) -> b
     return forced or n_seq_max == 1 or max(kv_size, window) < n_seq_max * window
 
 
-def flash_attn_type(choice: str, *, generation: bool, gpu: bool) -> int:
+def flash_attn_type(choice: str, *, generation: bool) -> int:
     """llama.cpp's flash attention setting for ``--flash-attn`` ``choice`` (auto, on, off).
 
-    ``auto`` turns it off for a chat model when llama.cpp computes on the CPU alone. llama.cpp's own ``auto``
-    turns it on wherever the backend has the kernel, and its CPU kernel decodes one token at a time far slower
-    once the context grows: on the bundled model, 2 cores, llama-bench tg64 falls from 211 to 140 tok/s at 128
-    tokens of context, 60 at 512 and 28 at 2,000, where without it the figures are 160, 167, 113 and 64
-    (docs/performance.md, "Flash attention"). A conversation served warm from the prefix cache decodes at that
-    depth, and even its new prompt tokens go in small batches at that depth, so the warm time to first token
-    suffers as much. What it costs: cold prefill of a long prompt (about 1.5x slower at 2,000 tokens) and a
-    few percent at contexts under ~128 tokens. Embedding models only ever prefill, so ``auto`` leaves them to
-    llama.cpp, as it does a build that offloads to a GPU, whose flash attention kernels are the fast path.
+    ``auto`` turns it off for a chat model. llama.cpp's own ``auto`` turns it on wherever the device that runs a
+    layer has the kernel, and superfluid runs every layer on the CPU (it offloads none, even from a GPU build),
+    whose kernel decodes one token at a time far slower once the context grows: on the bundled model, 2 cores,
+    llama-bench tg64 falls from 211 to 140 tok/s at 128 tokens of context, 60 at 512 and 28 at 2,000, where
+    without it the figures are 160, 167, 113 and 64 (docs/performance.md, "Flash attention"). A conversation
+    served warm from the prefix cache decodes at that depth, and its new prompt tokens go in small batches at that
+    depth too, so the warm time to first token suffers as much. What off costs: the cold prefill of a long prompt
+    (about 1.5x slower at 2,000 tokens) and a few percent at contexts under ~150 tokens. Embedding models only
+    ever prefill, so ``auto`` leaves them to llama.cpp.
     """
     if choice == "on":
         return int(llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED)
-    if choice == "off" or (choice == "auto" and generation and not gpu):
+    if choice == "off" or (choice == "auto" and generation):
         return int(llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED)
     if choice != "auto":
         raise ValueError(f"--flash-attn must be one of auto, on, off, not {choice!r}")
     return int(llama_cpp.LLAMA_FLASH_ATTN_TYPE_AUTO)
 
 
-def flash_attention(choice: str) -> str:
-    """``on``, ``off`` or ``auto`` (llama.cpp decides): what a chat model's contexts ask for under ``choice``."""
-    kind = flash_attn_type(choice, generation=True, gpu=bool(llama_cpp.llama_supports_gpu_offload()))
+def flash_attention(choice: str, *, generation: bool = True) -> str:
+    """``on``, ``off`` or ``auto`` (llama.cpp decides): what a model's contexts ask for under ``choice``."""
+    kind = flash_attn_type(choice, generation=generation)
     return {int(llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED): "on",
             int(llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED): "off"}.get(kind, "auto")
 
@@ -293,8 +293,7 @@ class LlamaModel:
         self.n_threads = n_threads if n_threads > 0 else max(1, len(os.sched_getaffinity(0)))
         self.n_batch = max(n_batch, 1)
         self.n_seq_max = max(n_seq_max, 1)
-        self.flash_attn_type = flash_attn_type(flash_attn, generation=pooling is None,
-                                               gpu=bool(llama_cpp.llama_supports_gpu_offload()))
+        self.flash_attn_type = flash_attn_type(flash_attn, generation=pooling is None)
         """What this model's contexts ask llama.cpp for (``LLAMA_FLASH_ATTN_TYPE_*``)."""
         log.info("%s: flash attention %s (--flash-attn %s)", path.name,
                  {0: "off", 1: "on"}.get(self.flash_attn_type, "as llama.cpp chooses"), flash_attn)

@@ -102,6 +102,7 @@ from .props import Props
 from .props_chat_template_source import PropsChatTemplateSource
 from .props_default_generation_settings import PropsDefaultGenerationSettings
 from .props_default_generation_settings_params import PropsDefaultGenerationSettingsParams
+from .props_flash_attention import PropsFlashAttention
 from .props_kv_cache import PropsKvCache
 from .rerank_request import RerankRequest
 from .rerank_request_documents_item_type_1 import RerankRequestDocumentsItemType1
@@ -345,6 +346,7 @@ __all__ = (
     "PropsChatTemplateSource",
     "PropsDefaultGenerationSettings",
     "PropsDefaultGenerationSettingsParams",
+    "PropsFlashAttention",
     "PropsKvCache",
     "RerankRequest",
     "RerankRequestDocumentsItemType1",

@@ -7,6 +7,7 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..models.props_chat_template_source import PropsChatTemplateSource
+from ..models.props_flash_attention import PropsFlashAttention
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -33,6 +34,9 @@ class Props:
         total_slots (int | Unset):
         chat_template_source (PropsChatTemplateSource | Unset): Absent for a model that does not chat.
         runtime (str | Unset): llamacpp, or whisper (faster-whisper on CTranslate2)
+        flash_attention (PropsFlashAttention | Unset): What the model's llama.cpp contexts ask for (--flash-attn as
+            resolved for the model; auto leaves the choice to llama.cpp). Absent for a model llama.cpp does not run
+            (Whisper).
         build_info (str | Unset):
     """
 
@@ -47,6 +51,7 @@ class Props:
     total_slots: int | Unset = UNSET
     chat_template_source: PropsChatTemplateSource | Unset = UNSET
     runtime: str | Unset = UNSET
+    flash_attention: PropsFlashAttention | Unset = UNSET
     build_info: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -75,6 +80,10 @@ class Props:
 
         runtime = self.runtime
 
+        flash_attention: str | Unset = UNSET
+        if not isinstance(self.flash_attention, Unset):
+            flash_attention = self.flash_attention.value
+
         build_info = self.build_info
 
         field_dict: dict[str, Any] = {}
@@ -99,6 +108,8 @@ class Props:
             field_dict["chat_template_source"] = chat_template_source
         if runtime is not UNSET:
             field_dict["runtime"] = runtime
+        if flash_attention is not UNSET:
+            field_dict["flash_attention"] = flash_attention
         if build_info is not UNSET:
             field_dict["build_info"] = build_info
 
@@ -138,6 +149,13 @@ class Props:
 
         runtime = d.pop("runtime", UNSET)
 
+        _flash_attention = d.pop("flash_attention", UNSET)
+        flash_attention: PropsFlashAttention | Unset
+        if isinstance(_flash_attention, Unset):
+            flash_attention = UNSET
+        else:
+            flash_attention = PropsFlashAttention(_flash_attention)
+
         build_info = d.pop("build_info", UNSET)
 
         props = cls(
@@ -152,6 +170,7 @@ class Props:
             total_slots=total_slots,
             chat_template_source=chat_template_source,
             runtime=runtime,
+            flash_attention=flash_attention,
             build_info=build_info,
         )
 
