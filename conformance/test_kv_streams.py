@@ -45,9 +45,12 @@ def _prefilled(http: httpx.Client) -> int:
 
 
 def test_the_pool_is_a_stream_per_lane(http: httpx.Client) -> None:
-    props = http.get("/props").json()["kv_cache"]
+    whole = http.get("/props").json()
+    props = whole["kv_cache"]
     assert props["unified"] is False and props["size_tokens"] == LANES * WINDOW
     assert _slot(http)["kv_pool"]["unified"] is False
+    # --flash-attn auto: off where every lane attends only to its own stream (docs/performance.md)
+    assert whole["flash_attention"] == "off"
 
 
 def test_a_repeated_prompt_is_served_warm_with_the_same_output(http: httpx.Client) -> None:

@@ -47,9 +47,10 @@ def lora_server(adapters: Path) -> Iterator[tuple[RunningServer, dict[str, Any]]
     with the listing it answered right after start-up. The tests then begin from no adapters."""
     startup = adapters.parent / "startup" / "warm-start.gguf"
     # --flash-attn on: several tests here tell which adapters a reply ran under by comparing its greedy text with
-    # the text of the same request alone, in shared lanes. With flash attention off (the default) a lane's
-    # attention sums over the KV range every lane shares, so another lane's cache can flip a near tie
-    # (docs/api.md, "Reproducibility"); llama.cpp's flash attention kernel skips the masked cells.
+    # the text of the same request alone, in shared lanes. With flash attention off a lane's attention sums over
+    # the KV range every lane shares, so another lane's cache can flip a near tie (docs/api.md,
+    # "Reproducibility"); llama.cpp's flash attention kernel skips the masked cells. Two lanes in one pool get it
+    # from --flash-attn auto already; the flag says that these tests depend on it.
     running = start_server([DEFAULT_MODEL, "--parallel", "2", "--ctx-size", "2048", "--http-allow-batch-invariant",
                             "--lora-dir", str(adapters), "--lora-scaled", str(startup), "0.5", "--flash-attn", "on"],
                            adapters.parent / "serve.log")

@@ -35,7 +35,8 @@ def test_props_carry_the_same_records(media_http: httpx.Client) -> None:
         assert props["runtime"] == runtime
         assert props["capabilities"] == entry["capabilities"]
         assert props["capabilities"]["workload"] == workload
-    # --flash-attn auto: off for the chat model, llama.cpp's choice for the embedder, nothing for Whisper
+    # --flash-attn auto: off for the chat model (this server has one lane, which attends only to its own cells),
+    # llama.cpp's choice for the embedder; nothing for Whisper, which llama.cpp does not run
     flash = {model_id: media_http.get("/props", params={"model": model_id}).json().get("flash_attention")
              for model_id in EXPECTED}
     assert flash == {CHAT: "off", EMBEDDER: "auto", WHISPER: None}

@@ -165,9 +165,10 @@ def test_max_tokens_alone_caps_the_reply(client: OpenAI, model: str) -> None:
 
 def test_temperature_zero_with_seed_is_deterministic(client: OpenAI, model: str) -> None:
     """Repeats of a request are the same reply. The first request warms the prefix cache: a cold prompt's last
-    position is computed within its prefill batch, a warm one's alone, and with flash attention off (the default)
-    llama.cpp rounds those differently, so a near tie can flip between the cold reply and the warm ones (shared
-    lanes promise no bit-identical arithmetic; docs/api.md, "Reproducibility")."""
+    position is computed within its prefill batch, a warm one's alone, and with flash attention off (the default
+    where lanes have KV cells of their own) llama.cpp rounds those differently, so a near tie can flip between the
+    cold reply and the warm ones (shared lanes promise no bit-identical arithmetic; docs/api.md,
+    "Reproducibility")."""
     messages = _user("Write one sentence about the sea.")
     client.chat.completions.create(model=model, messages=messages, temperature=0, seed=1234, max_tokens=12)
     first = client.chat.completions.create(model=model, messages=messages, temperature=0, seed=1234, max_tokens=12)

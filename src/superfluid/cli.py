@@ -91,8 +91,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("-np", "--parallel", type=int, default=4, help="lanes decoded together")
     serve.add_argument("-b", "--batch-size", type=int, default=512, help="most prompt tokens per engine tick")
     serve.add_argument("-fa", "--flash-attn", choices=FLASH_ATTN_CHOICES, default="auto",
-                       help="llama.cpp's flash attention (auto: off for chat models, whose layers run on the CPU, "
-                            "where it slows decoding at long contexts 2-3x; llama.cpp's choice for embedding models)")
+                       help="llama.cpp's flash attention (auto: off for a chat model whose lanes have KV cells of "
+                            "their own, a stream each or one lane, as its CPU kernel slows decoding at long contexts "
+                            "2-3x; llama.cpp's choice for a shared KV pool and for embedding models)")
     serve.add_argument("-n", "--max-tokens", type=int, default=None,
                        help="reply cap when a request names none (default: fill the context)")
     serve.add_argument("--chat-template", choices=BUILTIN_TEMPLATES, default=None,

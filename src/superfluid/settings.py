@@ -89,9 +89,9 @@ class Settings:
     batch_size: int = 512
     """Most prompt tokens decoded in one engine tick."""
     flash_attn: str = "auto"
-    """llama.cpp's flash attention: ``on``, ``off``, or ``auto`` (off for chat models, whose layers run on the CPU,
-    where it makes decoding past a few hundred tokens of context 2-3x slower; llama.cpp's own choice for embedding
-    models; see ``flash_attn_type`` in engine/models/llama_model.py)."""
+    """llama.cpp's flash attention: ``on``, ``off``, or ``auto`` (off for a chat model whose lanes attend only to
+    their own KV cells, where it makes decoding past a few hundred tokens of context 2-3x slower; llama.cpp's own
+    choice for a shared pool and for embedding models; see ``flash_attn_type`` in engine/models/llama_model.py)."""
     max_tokens: int | None = None
     """Server-wide cap on generated tokens when a request names none."""
     chat_template: str | None = None

@@ -38,8 +38,8 @@ async def props(model: str | None = None, autoload: str | None = None) -> dict[s
     }
     settings = svc.models.entry(model_id).settings
     size = max(settings.kv_size, profile.n_ctx)
-    kv: dict[str, Any] = {"type_k": "f16", "type_v": "f16", "size_tokens": size,
-                          "unified": shared_kv_pool(settings.kv_unified, settings.parallel, size, profile.n_ctx)}
+    unified = shared_kv_pool(settings.kv_unified, settings.parallel, size, profile.n_ctx)
+    kv: dict[str, Any] = {"type_k": "f16", "type_v": "f16", "size_tokens": size, "unified": unified}
     if isinstance(served, ServedModel):
         kv.update(served.scheduler.snapshot())
     return {
@@ -52,7 +52,7 @@ async def props(model: str | None = None, autoload: str | None = None) -> dict[s
         "chat_template_source": profile.template_origin,
         "default_generation_settings": {"n_ctx": profile.n_ctx, "params": params},
         "kv_cache": kv,
-        "flash_attention": flash_attention(settings.flash_attn),
+        "flash_attention": flash_attention(settings.flash_attn, own_cells=not unified or settings.parallel == 1),
         "runtime": profile.runtime,
         "capabilities": profile.capabilities(),
         "build_info": f"superfluid {__version__}, llama-cpp-python {BACKEND_VERSION}",

@@ -55,31 +55,35 @@ def test_lanes_share_one_kv_pool_only_when_it_is_smaller_than_a_window_each(
     assert shared_kv_pool(forced, lanes, kv_size, window) is shared
 
 
-@pytest.mark.parametrize(("choice", "generation", "expected"), [
-    ("auto", True, llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED),  # a chat model: every layer runs on the CPU
-    ("auto", False, llama_cpp.LLAMA_FLASH_ATTN_TYPE_AUTO),  # an embedding model only prefills: llama.cpp's choice
-    ("on", True, llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED),
-    ("on", False, llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED),
-    ("off", True, llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED),
-    ("off", False, llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED),
+@pytest.mark.parametrize(("choice", "generation", "own_cells", "expected"), [
+    # a chat model whose lanes see only their own cells (a KV stream each, or one lane): off
+    ("auto", True, True, llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED),
+    # lanes in one shared pool: without the kernel each attends densely over the others' cells; llama.cpp's choice
+    ("auto", True, False, llama_cpp.LLAMA_FLASH_ATTN_TYPE_AUTO),
+    ("auto", False, True, llama_cpp.LLAMA_FLASH_ATTN_TYPE_AUTO),  # an embedding model only prefills
+    ("on", True, True, llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED),
+    ("on", False, False, llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED),
+    ("off", True, False, llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED),
+    ("off", False, True, llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED),
 ])
-def test_flash_attention_follows_the_flag_and_auto_leaves_it_off_for_chat(
-        choice: str, generation: bool, expected: int) -> None:
-    assert flash_attn_type(choice, generation=generation) == expected
+def test_flash_attention_follows_the_flag_and_auto_leaves_it_off_where_lanes_have_their_own_cells(
+        choice: str, generation: bool, own_cells: bool, expected: int) -> None:
+    assert flash_attn_type(choice, generation=generation, own_cells=own_cells) == expected
 
 
 def test_a_flash_attention_value_outside_the_choices_is_refused() -> None:
     with pytest.raises(ValueError, match="auto, on, off"):
-        flash_attn_type("yes", generation=True)
+        flash_attn_type("yes", generation=True, own_cells=True)
 
 
-@pytest.mark.parametrize(("choice", "pooling", "expected"), [
-    ("auto", None, llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED),
-    ("on", None, llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED),
-    ("auto", llama_cpp.LLAMA_POOLING_TYPE_MEAN, llama_cpp.LLAMA_FLASH_ATTN_TYPE_AUTO),
+@pytest.mark.parametrize(("choice", "kv_size", "pooling", "expected"), [
+    ("auto", 512, None, llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED),  # two lanes, a 256-cell stream each
+    ("auto", 0, None, llama_cpp.LLAMA_FLASH_ATTN_TYPE_AUTO),  # two lanes sharing one 256-cell pool
+    ("on", 512, None, llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED),
+    ("auto", 512, llama_cpp.LLAMA_POOLING_TYPE_MEAN, llama_cpp.LLAMA_FLASH_ATTN_TYPE_AUTO),
 ])
 def test_every_context_of_a_real_model_is_created_with_the_flash_attention_asked_for(
-        monkeypatch: pytest.MonkeyPatch, choice: str, pooling: int | None, expected: int) -> None:
+        monkeypatch: pytest.MonkeyPatch, choice: str, kv_size: int, pooling: int | None, expected: int) -> None:
     asked: list[int] = []
     create = llama_cpp.llama_init_from_model
 
@@ -89,7 +93,7 @@ def test_every_context_of_a_real_model_is_created_with_the_flash_attention_asked
 
     monkeypatch.setattr(llama_cpp, "llama_init_from_model", recording)
     model = LlamaModel(resolve(DEFAULT_MODEL).locate(), n_ctx=256, n_seq_max=2, n_batch=64, n_threads=2,
-                       pooling=pooling, flash_attn=choice)
+                       kv_size=kv_size, pooling=pooling, flash_attn=choice)
     try:
         model.open_context(1)  # a second context, as the batch-invariant lane opens
         assert asked == [expected, expected]

@@ -246,31 +246,35 @@ def shared_kv_pool(forced: bool, n_seq_max: int, kv_size: int, window: int) -> b
     return forced or n_seq_max == 1 or max(kv_size, window) < n_seq_max * window
 
 
-def flash_attn_type(choice: str, *, generation: bool) -> int:
+def flash_attn_type(choice: str, *, generation: bool, own_cells: bool) -> int:
     """llama.cpp's flash attention setting for ``--flash-attn`` ``choice`` (auto, on, off).
 
-    ``auto`` turns it off for a chat model. llama.cpp's own ``auto`` turns it on wherever the device that runs a
-    layer has the kernel, and superfluid runs every layer on the CPU (it offloads none, even from a GPU build),
-    whose kernel decodes one token at a time far slower once the context grows: on the bundled model, 2 cores,
-    llama-bench tg64 falls from 211 to 140 tok/s at 128 tokens of context, 60 at 512 and 28 at 2,000, where
-    without it the figures are 160, 167, 113 and 64 (docs/performance.md, "Flash attention"). A conversation
-    served warm from the prefix cache decodes at that depth, and its new prompt tokens go in small batches at that
-    depth too, so the warm time to first token suffers as much. What off costs: the cold prefill of a long prompt
-    (about 1.5x slower at 2,000 tokens) and a few percent at contexts under ~150 tokens. Embedding models only
-    ever prefill, so ``auto`` leaves them to llama.cpp.
+    ``auto`` turns it off for a chat model whose lanes attend only to cells of their own: a KV stream per lane,
+    or a single lane. superfluid runs every layer on the CPU (it offloads none, even from a GPU build), and
+    llama.cpp's CPU flash attention kernel decodes one token at a time far slower once the context grows: on the
+    bundled model, 2 cores, llama-bench tg64 falls from 211 to 140 tok/s at 128 tokens of context, 60 at 512 and
+    28 at 2,000, where without it the figures are 160, 167, 113 and 64 (docs/performance.md, "Flash attention").
+    A conversation served warm from the prefix cache decodes at that depth. What off costs: the cold prefill of a
+    long prompt (about 1.3x slower at 3,000 tokens) and a few percent at contexts under ~150 tokens.
+
+    In a KV pool the lanes share, a lane attends up to the highest cell any lane uses. The flash attention kernel
+    skips the cells masked out for it; without it they are computed densely, so a short chat in one lane slows
+    to the speed of the longest cache another lane keeps: 37 instead of ~110 tok/s beside a 3,070-token cache,
+    where with it on 88. There ``auto`` keeps llama.cpp's choice, as it does for embedding models, which only
+    prefill.
     """
     if choice == "on":
         return int(llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED)
-    if choice == "off" or (choice == "auto" and generation):
+    if choice == "off" or (choice == "auto" and generation and own_cells):
         return int(llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED)
     if choice != "auto":
         raise ValueError(f"--flash-attn must be one of auto, on, off, not {choice!r}")
     return int(llama_cpp.LLAMA_FLASH_ATTN_TYPE_AUTO)
 
 
-def flash_attention(choice: str, *, generation: bool = True) -> str:
+def flash_attention(choice: str, *, generation: bool = True, own_cells: bool = True) -> str:
     """``on``, ``off`` or ``auto`` (llama.cpp decides): what a model's contexts ask for under ``choice``."""
-    kind = flash_attn_type(choice, generation=generation)
+    kind = flash_attn_type(choice, generation=generation, own_cells=own_cells)
     return {int(llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED): "on",
             int(llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED): "off"}.get(kind, "auto")
 
@@ -293,14 +297,15 @@ class LlamaModel:
         self.n_threads = n_threads if n_threads > 0 else max(1, len(os.sched_getaffinity(0)))
         self.n_batch = max(n_batch, 1)
         self.n_seq_max = max(n_seq_max, 1)
-        self.flash_attn_type = flash_attn_type(flash_attn, generation=pooling is None)
-        """What this model's contexts ask llama.cpp for (``LLAMA_FLASH_ATTN_TYPE_*``)."""
-        log.info("%s: flash attention %s (--flash-attn %s)", path.name,
-                 {0: "off", 1: "on"}.get(self.flash_attn_type, "as llama.cpp chooses"), flash_attn)
         self._contexts: list[llama_cpp.llama_context_p] = []
         kv_size = max(kv_size, self.window)
         self.kv_unified = pooling is not None or shared_kv_pool(kv_unified, self.n_seq_max, kv_size, self.window)
         """One pool whose cells all lanes share, or (False) a stream of cells per lane (see shared_kv_pool)."""
+        self.flash_attn_type = flash_attn_type(flash_attn, generation=pooling is None,
+                                               own_cells=not self.kv_unified or self.n_seq_max == 1)
+        """What this model's contexts ask llama.cpp for (``LLAMA_FLASH_ATTN_TYPE_*``)."""
+        log.info("%s: flash attention %s (--flash-attn %s)", path.name,
+                 {0: "off", 1: "on"}.get(self.flash_attn_type, "as llama.cpp chooses"), flash_attn)
         try:
             self.ctx, self.memory = self.open_context(self.n_seq_max, kv_size, unified=self.kv_unified)
         except EngineFailure:
