@@ -94,9 +94,9 @@ def no_repack() -> list[str]:
 def flash_attn() -> str:
     """llama-server's ``-fa`` value for the flash attention superfluid's ``--flash-attn auto`` chooses for a chat
     model whose lanes have a KV stream each, the benchmarks' layout (off; docs/performance.md, "Flash
-    attention"), so that both sides run the same kernels. Every benchmark
-    that starts llama-server through ``llama_server`` gets it unless it names another; results recorded before
-    session 25 ran both sides with llama.cpp's default (on)."""
+    attention"), so that both sides run the same kernels. Every benchmark that starts llama-server through
+    ``llama_server`` gets it unless it names another; results recorded before session 25 ran both sides with
+    llama.cpp's default (on)."""
     return flash_attention("auto")
 
 

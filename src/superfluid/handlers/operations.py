@@ -5,7 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from superfluid import __version__
-from superfluid.engine.models.llama_model import BACKEND_VERSION, flash_attention, shared_kv_pool
+from superfluid.engine.models.llama_model import (
+    BACKEND_VERSION,
+    flash_attention,
+    lanes_own_their_cells,
+    shared_kv_pool,
+)
 from superfluid.engine.models.profile import ModelProfile
 from superfluid.engine.models.runtimes import AnyProfile
 from superfluid.engine.models.served_model import ServedModel
@@ -52,7 +57,8 @@ async def props(model: str | None = None, autoload: str | None = None) -> dict[s
         "chat_template_source": profile.template_origin,
         "default_generation_settings": {"n_ctx": profile.n_ctx, "params": params},
         "kv_cache": kv,
-        "flash_attention": flash_attention(settings.flash_attn, own_cells=not unified or settings.parallel == 1),
+        "flash_attention": flash_attention(settings.flash_attn,
+                                           own_cells=lanes_own_their_cells(unified, max(settings.parallel, 1))),
         "runtime": profile.runtime,
         "capabilities": profile.capabilities(),
         "build_info": f"superfluid {__version__}, llama-cpp-python {BACKEND_VERSION}",

@@ -246,6 +246,12 @@ def shared_kv_pool(forced: bool, n_seq_max: int, kv_size: int, window: int) -> b
     return forced or n_seq_max == 1 or max(kv_size, window) < n_seq_max * window
 
 
+def lanes_own_their_cells(unified: bool, n_seq_max: int) -> bool:
+    """Whether each lane attends only to KV cells of its own: a stream per lane, or a single lane in its pool (see
+    shared_kv_pool for ``unified``)."""
+    return not unified or n_seq_max == 1
+
+
 def flash_attn_type(choice: str, *, generation: bool, own_cells: bool) -> int:
     """llama.cpp's flash attention setting for ``--flash-attn`` ``choice`` (auto, on, off).
 
@@ -272,11 +278,15 @@ def flash_attn_type(choice: str, *, generation: bool, own_cells: bool) -> int:
     return int(llama_cpp.LLAMA_FLASH_ATTN_TYPE_AUTO)
 
 
-def flash_attention(choice: str, *, generation: bool = True, own_cells: bool = True) -> str:
-    """``on``, ``off`` or ``auto`` (llama.cpp decides): what a model's contexts ask for under ``choice``."""
-    kind = flash_attn_type(choice, generation=generation, own_cells=own_cells)
+def flash_attn_name(kind: int) -> str:
+    """``on``, ``off`` or ``auto`` (llama.cpp decides) for a ``LLAMA_FLASH_ATTN_TYPE_*`` value."""
     return {int(llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED): "on",
             int(llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED): "off"}.get(kind, "auto")
+
+
+def flash_attention(choice: str, *, generation: bool = True, own_cells: bool = True) -> str:
+    """What a model's contexts ask for under ``choice``, by name (``flash_attn_name``)."""
+    return flash_attn_name(flash_attn_type(choice, generation=generation, own_cells=own_cells))
 
 
 class LlamaModel:
@@ -302,10 +312,10 @@ class LlamaModel:
         self.kv_unified = pooling is not None or shared_kv_pool(kv_unified, self.n_seq_max, kv_size, self.window)
         """One pool whose cells all lanes share, or (False) a stream of cells per lane (see shared_kv_pool)."""
         self.flash_attn_type = flash_attn_type(flash_attn, generation=pooling is None,
-                                               own_cells=not self.kv_unified or self.n_seq_max == 1)
+                                               own_cells=lanes_own_their_cells(self.kv_unified, self.n_seq_max))
         """What this model's contexts ask llama.cpp for (``LLAMA_FLASH_ATTN_TYPE_*``)."""
-        log.info("%s: flash attention %s (--flash-attn %s)", path.name,
-                 {0: "off", 1: "on"}.get(self.flash_attn_type, "as llama.cpp chooses"), flash_attn)
+        log.info("%s: flash attention %s (--flash-attn %s)", path.name, flash_attn_name(self.flash_attn_type),
+                 flash_attn)
         try:
             self.ctx, self.memory = self.open_context(self.n_seq_max, kv_size, unified=self.kv_unified)
         except EngineFailure:
