@@ -308,6 +308,16 @@ def test_metrics_move_by_the_right_amounts(secured: RunningServer) -> None:
     assert moved("superfluid_inter_token_latency_seconds_count", model) == 8
     assert moved("superfluid_choices_finished_total", model | {("reason", "length")}) == 2
     assert moved("superfluid_auth_failures_total", frozenset({("code", "invalid_api_key")})) == 1
+    # Engine time: one prefill decode per request (short prompts), then the other 4 tokens of each reply from
+    # generation decodes (fewer calls than tokens only if drafts stood); steps hold their decodes.
+    prefill, generation = model | {("kind", "prefill")}, model | {("kind", "generation")}
+    assert moved("superfluid_engine_decodes_total", prefill) == 2
+    assert 2 <= moved("superfluid_engine_decodes_total", generation) <= 8
+    assert moved("superfluid_engine_decode_rows_total", generation) >= 8
+    assert moved("superfluid_engine_decode_rows_total", prefill) >= sum(
+        r["usage"]["prompt_tokens"] - r["usage"]["prompt_tokens_details"]["cached_tokens"] for r in replies)
+    decode_s = sum(moved("superfluid_engine_decode_seconds_total", kind) for kind in (prefill, generation))
+    assert 0 < decode_s <= moved("superfluid_engine_step_seconds_total", model)
     assert after[("superfluid_lanes", model)] == 2
     assert after[("superfluid_model_loaded", model)] == 1
     for name in ("superfluid_lanes_busy", "superfluid_kv_pool_usage_ratio", "superfluid_prefix_cache_hit_ratio",

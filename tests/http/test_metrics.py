@@ -51,6 +51,10 @@ def test_engine_figures_per_model() -> None:
     stats.ttft.observe(0.2)
     stats.itl.observe(0.01)
     stats.count_finish("stop")
+    stats.decodes["generation"].add(8, 0.25)
+    stats.decodes["generation"].add(4, 0.25)
+    stats.decodes["prefill"].add(300, 1.0)
+    stats.step_seconds = 1.75
     lifecycle = LoadStats()
     lifecycle.count(lifecycle.loads, "ok")
     lifecycle.count(lifecycle.unloads, "idle")
@@ -70,6 +74,12 @@ def test_engine_figures_per_model() -> None:
     assert samples[("superfluid_time_to_first_token_seconds_count", big)] == 1
     assert samples[("superfluid_inter_token_latency_seconds_bucket", (("le", "0.01"), ("model", "big")))] == 1
     assert samples[("superfluid_choices_finished_total", (("model", "big"), ("reason", "stop")))] == 1
+    generation, prefill = (("kind", "generation"), ("model", "big")), (("kind", "prefill"), ("model", "big"))
+    assert samples[("superfluid_engine_decodes_total", generation)] == 2
+    assert samples[("superfluid_engine_decode_rows_total", generation)] == 12
+    assert samples[("superfluid_engine_decode_seconds_total", generation)] == 0.5
+    assert samples[("superfluid_engine_decode_rows_total", prefill)] == 300
+    assert samples[("superfluid_engine_step_seconds_total", big)] == 1.75
     assert samples[("superfluid_lanes_busy", big)] == 1 and samples[("superfluid_lanes", big)] == 4
     assert samples[("superfluid_queue_depth", (("model", "big"), ("qos", "background")))] == 1
     assert samples[("superfluid_kv_pool_usage_ratio", big)] == 0.3

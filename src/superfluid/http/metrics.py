@@ -89,6 +89,7 @@ class EngineCollector(Collector):
         yield from self._lifecycle(models)
         yield from self._tokens(models)
         yield from self._latency(models)
+        yield from self._engine_time(models)
         yield from self._lanes(models)
 
     def _lifecycle(self, models: list[ModelFigures]) -> Iterator[Any]:
@@ -155,6 +156,25 @@ class EngineCollector(Collector):
             _histogram(itl, model_id, stats.itl)
             _histogram(queue, model_id, stats.queue_wait)
         yield from (ttft, itl, queue)
+
+    def _engine_time(self, models: list[ModelFigures]) -> Iterator[Any]:
+        seconds = CounterMetricFamily("superfluid_engine_decode_seconds",
+                                      "Seconds inside llama_decode, by kind (prefill: the batch carried prompt rows)",
+                                      labels=["model", "kind"])
+        calls = CounterMetricFamily("superfluid_engine_decodes", "llama_decode calls, by kind",
+                                    labels=["model", "kind"])
+        rows = CounterMetricFamily("superfluid_engine_decode_rows", "Batch rows (tokens) decoded, by kind",
+                                   labels=["model", "kind"])
+        steps = CounterMetricFamily("superfluid_engine_step_seconds",
+                                    "Seconds of engine steps: each decode with the batch building, sampling, text "
+                                    "output and stream writes around it", labels=["model"])
+        for model_id, _, _, _, stats, _ in models:
+            for kind, totals in dict(stats.decodes).items():
+                seconds.add_metric([model_id, kind], totals.seconds)
+                calls.add_metric([model_id, kind], totals.calls)
+                rows.add_metric([model_id, kind], totals.rows)
+            steps.add_metric([model_id], stats.step_seconds)
+        yield from (seconds, calls, rows, steps)
 
     def _lanes(self, models: list[ModelFigures]) -> Iterator[Any]:
         lanes = GaugeMetricFamily("superfluid_lanes", "Lanes of the loaded model", labels=["model"])

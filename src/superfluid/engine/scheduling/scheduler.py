@@ -218,7 +218,12 @@ class Scheduler:
                 self._drop_cancelled()
                 if self._waiting.jobs:
                     self._admit()
-                decoded = self._busy() and self._tick()
+                decoded = False
+                if self._busy():
+                    started = time.monotonic()
+                    decoded = self._tick()
+                    if decoded:
+                        self.stats.step_seconds += time.monotonic() - started
                 if not decoded:  # otherwise the events went out just before the decode
                     self._outbox.flush()
             except Exception:
@@ -399,14 +404,15 @@ class Scheduler:
                 del lane.tokens[keep:]
 
     def _decode(self, entries: list[Entry], n_gen: int) -> bool:
-        started = time.monotonic()
         ctx = entries[0][0].ctx
         self._outbox.flush()  # the loop wakes to these while llama_decode runs without the GIL
+        started = time.monotonic()
         status = llama_cpp.llama_decode(ctx, self._batch.struct)  # the one call that lets the GIL go
         if status == 0:
             self.decoded_tokens += n_gen
             self.prefilled_tokens += len(entries) - n_gen
             elapsed = time.monotonic() - started
+            self.stats.decodes["prefill" if len(entries) > n_gen else "generation"].add(len(entries), elapsed)
             self._ticks.append((started, n_gen, len(entries) - n_gen, elapsed))
             self._last_tick = (n_gen, len(entries) - n_gen, entries, elapsed)
             return True

@@ -49,6 +49,24 @@ class Histogram:
 
 
 @dataclass
+class DecodeTotals:
+    """llama_decode calls of one kind, the batch rows they carried and the seconds they took."""
+
+    calls: int = 0
+    rows: int = 0
+    seconds: float = 0.0
+
+    def add(self, rows: int, seconds: float) -> None:
+        self.calls += 1
+        self.rows += rows
+        self.seconds += seconds
+
+
+DECODE_KINDS = ("generation", "prefill")
+"""A decode that carries prompt rows is a prefill decode (lanes' next tokens may ride along); the rest generate."""
+
+
+@dataclass
 class EngineStats:
     """One model's engine figures since the server started (see the module)."""
 
@@ -64,6 +82,11 @@ class EngineStats:
     ttft: Histogram = field(default_factory=lambda: Histogram(TTFT_BUCKETS))
     itl: Histogram = field(default_factory=lambda: Histogram(ITL_BUCKETS))
     queue_wait: Histogram = field(default_factory=lambda: Histogram(QUEUE_BUCKETS))
+    decodes: dict[str, DecodeTotals] = field(default_factory=lambda: {kind: DecodeTotals() for kind in DECODE_KINDS})
+    """Time inside llama_decode, by kind (see DECODE_KINDS)."""
+    step_seconds: float = 0.0
+    """Wall time of the engine's steps: each decode with the work around it (building the batch, sampling, text
+    output, writing streamed tokens). Less the decode seconds, what the engine thread adds to llama.cpp's work."""
 
     def count_finish(self, reason: str) -> None:
         self.finished[reason] = self.finished.get(reason, 0) + 1
