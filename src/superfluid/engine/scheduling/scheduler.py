@@ -221,8 +221,9 @@ class Scheduler:
                 decoded = False
                 if self._busy():
                     started = time.monotonic()
-                    decoded = self._tick()
-                    if decoded:
+                    try:
+                        decoded = self._tick()
+                    finally:  # a step that failed or decoded nothing (a full KV cache) took its time too
                         self.stats.step_seconds += time.monotonic() - started
                 if not decoded:  # otherwise the events went out just before the decode
                     self._outbox.flush()
