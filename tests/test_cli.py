@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -39,7 +37,7 @@ def test_every_long_flag_lands_on_its_field() -> None:
         "--batch-size", "128", "--max-tokens", "64", "--chat-template", "gemma",
         "--chat-template-file", "tmpl.jinja", "--api-key", "sekrit", "--alias", "house-model",
         "--preload", "extra-1", "--preload", "extra-2", "--hf-cache", "/srv/hf", "--keepalive", "2.5",
-        "--log-level", "debug", "--huge-pages", "off",
+        "--log-level", "debug",
     )
     assert settings == Settings(
         models=("first.gguf", "acme/Repo-GGUF:Q4_K_M"),
@@ -58,7 +56,6 @@ def test_every_long_flag_lands_on_its_field() -> None:
         hf_cache=Path("/srv/hf"),
         preload=("extra-1", "extra-2"),
         log_level="debug",
-        huge_pages="off",
     )
 
 
@@ -85,7 +82,6 @@ def test_types_are_converted() -> None:
         ["--chat-template", "vicuna"],
         ["--log-level", "loud"],
         ["--flash-attn", "yes"],
-        ["--huge-pages", "on"],
         ["--port", "eighty"],
         ["--no-such-flag"],
     ],
@@ -264,53 +260,3 @@ def test_missing_adapter_paths_stop_serve_before_it_listens(argv: list[str], mes
                                                             capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["serve", *argv]) == 2
     assert message in capsys.readouterr().err
-
-
-def test_serve_called_in_process_never_restarts_itself(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                       capfd: pytest.CaptureFixture[str]) -> None:
-    """Huge pages restart only a serve started from the command line; a caller's process is its own."""
-    from superfluid import huge_pages
-
-    monkeypatch.setattr(huge_pages, "kernel_mode", lambda: "madvise")
-    monkeypatch.setattr(huge_pages, "glibc_version", lambda: (2, 36))
-    monkeypatch.delenv("GLIBC_TUNABLES", raising=False)
-
-    def execve(*args: object) -> None:
-        raise AssertionError("serve restarted the test process")
-
-    monkeypatch.setattr(os, "execve", execve)
-    blocker = tmp_path / "a-file"
-    blocker.write_text("not a directory")
-    assert main(["serve", "--sessions", str(blocker / "sessions")]) == 2
-    assert "huge pages: off (serve was not started from the command line" in capfd.readouterr().err
-
-
-def test_serve_from_the_command_line_restarts_itself_with_huge_pages(tmp_path: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    """The restart as the command line makes it: the same launch line and arguments, the tunable added to the
-    operator's, and the marker that stops the copy from restarting again."""
-    from superfluid import huge_pages
-
-    monkeypatch.setattr(huge_pages, "kernel_mode", lambda: "madvise")
-    monkeypatch.setattr(huge_pages, "glibc_version", lambda: (2, 36))
-    monkeypatch.setenv("GLIBC_TUNABLES", "glibc.malloc.arena_max=2")
-    monkeypatch.delenv(huge_pages.RESTARTED, raising=False)
-    argv = ["serve", "--port", "9", "--sessions", str(tmp_path)]
-    monkeypatch.setattr(sys, "argv", ["superfluid.cli", *argv])
-    monkeypatch.setattr(sys, "orig_argv", [sys.executable, "-m", "superfluid.cli", *argv])
-    calls: list[tuple[str, list[str], dict[str, str]]] = []
-
-    class Replaced(Exception):
-        pass
-
-    def execve(program: str, line: list[str], environ: dict[str, str]) -> None:
-        calls.append((program, line, environ))
-        raise Replaced
-
-    monkeypatch.setattr(os, "execve", execve)
-    with pytest.raises(Replaced):
-        main()
-    [(program, line, environ)] = calls
-    assert (program, line) == (sys.executable, [sys.executable, "-m", "superfluid.cli", *argv])
-    assert environ["GLIBC_TUNABLES"] == "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1"
-    assert environ[huge_pages.RESTARTED] == "glibc.malloc.arena_max=2"

@@ -10,14 +10,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from superfluid import __version__, huge_pages
+from superfluid import __version__
 from superfluid.engine.models.chat_template import BUILTIN_TEMPLATES
 from superfluid.engine.models.model_sources import DEFAULT_MODEL, ModelSourceError, default_references
 from superfluid.http.access import AccessControl
 from superfluid.http.access_log import LOG_FORMATS, configure_logging
 from superfluid.http.keys import KeyPolicyError
 from superfluid.http.rate_limit import parse_rate
-from superfluid.huge_pages import HUGE_PAGES_CHOICES
 from superfluid.settings import (
     DEFAULT_PORT,
     FLASH_ATTN_CHOICES,
@@ -95,10 +94,6 @@ def _parser() -> argparse.ArgumentParser:
                        help="llama.cpp's flash attention (auto: off for a chat model whose lanes have KV cells of "
                             "their own, a stream each or one lane, as its CPU kernel slows decoding at long contexts "
                             "2-3x; llama.cpp's choice for a shared KV pool and for embedding models)")
-    serve.add_argument("--huge-pages", choices=HUGE_PAGES_CHOICES, default="auto",
-                       help="transparent huge pages for llama.cpp's weights, KV cache and buffers (auto: where the "
-                            "kernel hands them out on request, serve restarts itself with glibc's "
-                            "glibc.malloc.hugetlb=1; decoding 7-17%% faster on the bundled model)")
     serve.add_argument("-n", "--max-tokens", type=int, default=None,
                        help="reply cap when a request names none (default: fill the context)")
     serve.add_argument("--chat-template", choices=BUILTIN_TEMPLATES, default=None,
@@ -249,7 +244,6 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         parallel=args.parallel,
         batch_size=args.batch_size,
         flash_attn=args.flash_attn,
-        huge_pages=args.huge_pages,
         max_tokens=args.max_tokens,
         chat_template=args.chat_template,
         chat_template_file=args.chat_template_file,
@@ -314,32 +308,7 @@ def _warn_if_open(settings: Settings, access: AccessControl) -> None:
                     "127.0.0.1.", settings.host)
 
 
-def _huge_pages(settings: Settings, argv: list[str], from_command_line: bool) -> str:
-    """Restart with huge pages where ``--huge-pages`` and the system ask for it (superfluid/huge_pages.py): from
-    the command line only, before anything is loaded, since glibc reads its tunables when a process starts. Does
-    not return when it restarts; otherwise says what this process runs on, for the log."""
-    pages = huge_pages.plan(settings.huge_pages, os.environ, mode=huge_pages.kernel_mode(),
-                            glibc=huge_pages.glibc_version())
-    huge_pages.restore(os.environ)  # in a restarted copy: what the operator gave, for the processes it starts
-    if not pages.restart:
-        return pages.reason
-    if not from_command_line:
-        return "off (serve was not started from the command line, so it cannot restart itself)"
-    program, line = huge_pages.relaunch_line(sys.orig_argv, argv, sys.executable)
-    for stream in (sys.stdout, sys.stderr):
-        if stream is not None:
-            stream.flush()
-    try:
-        os.execve(program, line, huge_pages.restart_environment(os.environ))
-    except OSError as exc:
-        return f"off: could not restart {program} ({exc})"
-    raise AssertionError("os.execve returned")  # pragma: no cover
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    """``superfluid``'s commands; ``argv`` None reads the command line (and only then may serve restart itself
-    with huge pages: a caller in the same process keeps its process)."""
-    from_command_line = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["fleet"]:  # the fleet (superfluid[fleet], docs/fleet.md) reads its flags, then serve's
         from superfluid.fleet.cli import main as fleet_main
@@ -351,9 +320,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return execute(args)
     settings = settings_from_args(args)
-    pages = _huge_pages(settings, argv, from_command_line)
     configure_logging(settings.log_level, settings.log_format)
-    log.info("huge pages: %s", pages)
     import prometheus_client
     import uvicorn
 

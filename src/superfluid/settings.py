@@ -92,9 +92,6 @@ class Settings:
     """llama.cpp's flash attention: ``on``, ``off``, or ``auto`` (off for a chat model whose lanes attend only to
     their own KV cells, where it makes decoding past a few hundred tokens of context 2-3x slower; llama.cpp's own
     choice for a shared pool and for embedding models; see ``flash_attn_type`` in engine/models/llama_model.py)."""
-    huge_pages: str = "auto"
-    """``auto``: transparent huge pages for llama.cpp's buffers where the kernel gives them on request (serve
-    restarts itself with glibc's ``glibc.malloc.hugetlb=1``; see superfluid/huge_pages.py); ``off``: 4 KiB pages."""
     max_tokens: int | None = None
     """Server-wide cap on generated tokens when a request names none."""
     chat_template: str | None = None

@@ -7,7 +7,6 @@ same Settings, which every replica runs with (host and port are the head's).
 from __future__ import annotations
 
 import argparse
-import logging
 import signal
 import sys
 from collections.abc import Sequence
@@ -64,10 +63,6 @@ def main(argv: Sequence[str]) -> int:
 
     settings, options = settings_and_options(argv)
     configure_logging(settings.log_level, settings.log_format)
-    if settings.huge_pages != "off":  # only `superfluid serve` restarts itself; a replica is a Ray worker
-        logging.getLogger("superfluid").info(
-            "huge pages: not taken by the replicas (Ray starts their processes); give the Ray workers "
-            "GLIBC_TUNABLES=glibc.malloc.hugetlb=1 to run them on huge pages")
     try:
         import ray  # noqa: F401
     except ImportError as exc:
