@@ -213,10 +213,10 @@ def ceilings(bin_dir: Path, gguf: Path, threads: int, quick: bool, levels: list[
     ntg = 32 if quick else 128
     batched = [str(bin_dir / "llama-batched-bench"), "-m", str(gguf), "-t", str(threads), "-tb", str(threads),
                "-c", str(max(npl) * (128 + ntg) + 256), "-npp", "128", "-ntg", str(ntg),
-               "-npl", ",".join(map(str, npl)), "--output-format", "jsonl", "-fa", peers.flash_attn(),
+               "-npl", ",".join(map(str, (npl[0], *npl))), "--output-format", "jsonl", "-fa", peers.flash_attn(),
                *peers.no_repack()]
     done = subprocess.run(batched, capture_output=True, text=True, check=False)
-    for line in (done.stdout + done.stderr).splitlines():
+    for line in (done.stdout + done.stderr).splitlines():  # the first size twice: its first run is a warm-up
         if line.startswith('{"n_kv_max"'):
             row = json.loads(line)
             out[f"batched-bench B={row['pl']} tg tok/s"] = round(float(row["speed_tg"]), 1)
