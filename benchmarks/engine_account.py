@@ -108,34 +108,13 @@ async def level(peer: peers.Peer, mode: str, concurrency: int, requests: int, ta
             "errors": [s.error for s in shots if s.error]}
 
 
-def _tool(cmd: list[str]) -> tuple[str, str]:
-    """A tool's stdout and stderr."""
-    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    return done.stdout, done.stderr
-
-
 def tg_rate(bin_dir: Path, gguf: Path, threads: int, depth: int, tokens: int) -> float:
     """llama-bench's decode rate for ``tokens`` tokens after ``depth`` tokens of context."""
-    out, _ = _tool([str(bin_dir / "llama-bench"), "-m", str(gguf), "-t", str(threads), "-o", "json", "-p", "0",
-                    "-n", str(tokens), "-d", str(depth), "-r", "3", "-fa", peers.flash_attn(),
-                    *(["--repack", "0"] if peers.no_repack() else [])])
-    return float(json.loads(out)[0]["avg_ts"])
-
-
-def batched_rates(bin_dir: Path, gguf: Path, threads: int, prompt: int, tokens: int,
-                  kv_size: int | None = None) -> dict[int, float]:
-    """llama-batched-bench's aggregate decode rate at each batch size, after ``prompt`` tokens per sequence, in
-    a KV cache of ``kv_size`` cells (a stream per sequence of the largest batch; default: just big enough)."""
-    out, err = _tool([str(bin_dir / "llama-batched-bench"), "-m", str(gguf), "-t", str(threads), "-tb",
-                      str(threads), "-c", str(kv_size or max(BATCHES) * (prompt + tokens) + 256), "-npp", str(prompt),
-                      "-ntg", str(tokens), "-npl", ",".join(map(str, (BATCHES[0], *BATCHES))),
-                      "--output-format", "jsonl", "-fa", peers.flash_attn(), *peers.no_repack()])
-    rates = {}  # the first batch size runs twice: its first run faults in the fresh KV cache (the later one counts)
-    for line in (out + err).splitlines():
-        if line.startswith('{"n_kv_max"'):
-            row = json.loads(line)
-            rates[int(row["pl"])] = float(row["speed_tg"])
-    return rates
+    done = subprocess.run([str(bin_dir / "llama-bench"), "-m", str(gguf), "-t", str(threads), "-o", "json", "-p",
+                           "0", "-n", str(tokens), "-d", str(depth), "-r", "3", "-fa", peers.flash_attn(),
+                           *(["--repack", "0"] if peers.no_repack() else [])],
+                          capture_output=True, text=True, check=False)
+    return float(json.loads(done.stdout)[0]["avg_ts"])
 
 
 def at_rows(rates: dict[int, float], rows: float) -> float:
@@ -249,9 +228,10 @@ def measure_tools(bin_dir: Path, gguf: Path, threads: int, prompt: int) -> dict[
     return {
         "tg128": tg_rate(bin_dir, gguf, threads, 0, 128),
         "tg at depth": tg_rate(bin_dir, gguf, threads, prompt, 96),
-        "batched B=8": batched_rates(bin_dir, gguf, threads, 128, 128)[8],
-        "batched at depth": batched_rates(bin_dir, gguf, threads, prompt, 96),
-        "batched at depth, server layout": batched_rates(bin_dir, gguf, threads, prompt, 96, server_kv),
+        "batched B=8": traffic.batched_rates(bin_dir, gguf, threads, 128, 128, BATCHES)[8],
+        "batched at depth": traffic.batched_rates(bin_dir, gguf, threads, prompt, 96, BATCHES),
+        "batched at depth, server layout": traffic.batched_rates(bin_dir, gguf, threads, prompt, 96, BATCHES,
+                                                                 server_kv),
     }
 
 

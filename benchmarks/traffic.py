@@ -37,6 +37,7 @@ import platform
 import statistics
 import subprocess
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -210,17 +211,27 @@ def ceilings(bin_dir: Path, gguf: Path, threads: int, quick: bool, levels: list[
         name = f"pp{test['n_prompt']}" if test["n_prompt"] else f"tg{test['n_gen']}"
         out[f"llama-bench {name} tok/s"] = round(float(test["avg_ts"]), 1)
     npl = [1, 8] if quick else levels
-    ntg = 32 if quick else 128
-    batched = [str(bin_dir / "llama-batched-bench"), "-m", str(gguf), "-t", str(threads), "-tb", str(threads),
-               "-c", str(max(npl) * (128 + ntg) + 256), "-npp", "128", "-ntg", str(ntg),
-               "-npl", ",".join(map(str, (npl[0], *npl))), "--output-format", "jsonl", "-fa", peers.flash_attn(),
-               *peers.no_repack()]
-    done = subprocess.run(batched, capture_output=True, text=True, check=False)
-    for line in (done.stdout + done.stderr).splitlines():  # the first size twice: its first run is a warm-up
+    for size, rate in batched_rates(bin_dir, gguf, threads, 128, 32 if quick else 128, npl).items():
+        out[f"batched-bench B={size} tg tok/s"] = round(rate, 1)
+    return out
+
+
+def batched_rates(bin_dir: Path, gguf: Path, threads: int, prompt: int, tokens: int, batches: Sequence[int],
+                  kv_size: int | None = None) -> dict[int, float]:
+    """llama-batched-bench's aggregate decode rate at each batch size, after ``prompt`` tokens per sequence, in
+    a KV cache of ``kv_size`` cells (a stream per sequence of the largest batch; default: just big enough).
+    The first batch size runs twice and the second run counts: the first faults in the fresh KV cache."""
+    cmd = [str(bin_dir / "llama-batched-bench"), "-m", str(gguf), "-t", str(threads), "-tb", str(threads),
+           "-c", str(kv_size or max(batches) * (prompt + tokens) + 256), "-npp", str(prompt), "-ntg", str(tokens),
+           "-npl", ",".join(map(str, (batches[0], *batches))), "--output-format", "jsonl", "-fa", peers.flash_attn(),
+           *peers.no_repack()]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    rates = {}
+    for line in (done.stdout + done.stderr).splitlines():
         if line.startswith('{"n_kv_max"'):
             row = json.loads(line)
-            out[f"batched-bench B={row['pl']} tg tok/s"] = round(float(row["speed_tg"]), 1)
-    return out
+            rates[int(row["pl"])] = float(row["speed_tg"])
+    return rates
 
 
 async def run(servers: dict[str, peers.Peer], levels: list[int], max_tokens: int, prefills: int) -> dict[str, Any]:

@@ -410,12 +410,13 @@ class Scheduler:
         started = time.monotonic()
         status = llama_cpp.llama_decode(ctx, self._batch.struct)  # the one call that lets the GIL go
         if status == 0:
+            n_prompt = len(entries) - n_gen
             self.decoded_tokens += n_gen
-            self.prefilled_tokens += len(entries) - n_gen
+            self.prefilled_tokens += n_prompt
             elapsed = time.monotonic() - started
-            self.stats.decodes["prefill" if len(entries) > n_gen else "generation"].add(len(entries), elapsed)
-            self._ticks.append((started, n_gen, len(entries) - n_gen, elapsed))
-            self._last_tick = (n_gen, len(entries) - n_gen, entries, elapsed)
+            self.stats.decodes["prefill" if n_prompt else "generation"].add(len(entries), elapsed)
+            self._ticks.append((started, n_gen, n_prompt, elapsed))
+            self._last_tick = (n_gen, n_prompt, entries, elapsed)
             return True
         if status == 1:  # no room in the KV cache: free idle caches first, then cut the longest job
             group = [lane for lane in self._all_lanes() if lane.ctx is ctx]
