@@ -125,6 +125,11 @@ def test_concurrent_requests_share_one_load_and_the_wait_shows(fleet: RunningSer
 
     _until(waiting_shows, 60, "the load to show in /slots and metrics")
     assert seen["slot"]["lanes"] == [] and seen["slot"]["waiting"] >= 1
+    # Requests waiting for a load are seconds from any queue: the default model's idle engine does not wait for
+    # them before its first decode (docs/scheduling.md, "Bursts").
+    gathers = _metric(http, "superfluid_engine_gathers_total", model=DEFAULT_MODEL)
+    assert http.post("/v1/chat/completions", json=_chat(DEFAULT_MODEL)).status_code == 200
+    assert _metric(http, "superfluid_engine_gathers_total", model=DEFAULT_MODEL) == gathers
     for thread, _ in asking:
         thread.join(180)
     assert [out[0] for _, out in asking] == [200, 200, 200]

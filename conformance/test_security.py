@@ -318,6 +318,7 @@ def test_metrics_move_by_the_right_amounts(secured: RunningServer) -> None:
         r["usage"]["prompt_tokens"] - r["usage"]["prompt_tokens_details"]["cached_tokens"] for r in replies)
     decode_s = sum(moved("superfluid_engine_decode_seconds_total", kind) for kind in (prefill, generation))
     assert 0 < decode_s <= moved("superfluid_engine_step_seconds_total", model)
+    assert moved("superfluid_engine_gathers_total", model) == 0  # one request at a time: no burst to wait for
     assert after[("superfluid_lanes", model)] == 2
     assert after[("superfluid_model_loaded", model)] == 1
     for name in ("superfluid_lanes_busy", "superfluid_kv_pool_usage_ratio", "superfluid_prefix_cache_hit_ratio",

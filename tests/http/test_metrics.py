@@ -55,6 +55,7 @@ def test_engine_figures_per_model() -> None:
     stats.decodes["generation"].add(4, 0.25)
     stats.decodes["prefill"].add(300, 1.0)
     stats.step_seconds = 1.75
+    stats.gathers, stats.gather_seconds = 2, 0.012
     lifecycle = LoadStats()
     lifecycle.count(lifecycle.loads, "ok")
     lifecycle.count(lifecycle.unloads, "idle")
@@ -80,6 +81,8 @@ def test_engine_figures_per_model() -> None:
     assert samples[("superfluid_engine_decode_seconds_total", generation)] == 0.5
     assert samples[("superfluid_engine_decode_rows_total", prefill)] == 300
     assert samples[("superfluid_engine_step_seconds_total", big)] == 1.75
+    assert samples[("superfluid_engine_gathers_total", big)] == 2
+    assert samples[("superfluid_engine_gather_seconds_total", big)] == 0.012
     assert samples[("superfluid_lanes_busy", big)] == 1 and samples[("superfluid_lanes", big)] == 4
     assert samples[("superfluid_queue_depth", (("model", "big"), ("qos", "background")))] == 1
     assert samples[("superfluid_kv_pool_usage_ratio", big)] == 0.3

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 
 import pytest
 from starlette.testclient import TestClient
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from superfluid.app import SPEC_DIR, SPECS
 from superfluid.engine import request_scope
@@ -69,3 +70,38 @@ def test_one_access_line_per_request_with_the_engine_figures(caplog: pytest.LogC
     assert "method=POST path=/v1/chat/completions status=200 model=smollm2" in lines[0].getMessage()
     as_json = json.loads(JsonFormatter().format(lines[0]))
     assert as_json["status"] == 200 and as_json["logger"] == ACCESS_LOGGER and as_json["level"] == "info"
+
+
+
+def test_a_post_counts_among_the_arrivals_from_its_whole_body_until_it_ends() -> None:
+    counts: list[tuple[str, int]] = []
+    before = request_scope.ARRIVALS.count
+
+    async def reader(scope: Scope, receive: Receive, send: Send) -> None:
+        counts.append(("before the body", request_scope.ARRIVALS.count))
+        more = True
+        while more:
+            message = await receive()
+            more = message.get("more_body", False)
+            counts.append(("chunk", request_scope.ARRIVALS.count))
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    async def serve(method: str, chunks: list[bytes]) -> None:
+        messages = [{"type": "http.request", "body": c, "more_body": i < len(chunks) - 1} for i, c in enumerate(chunks)]
+
+        async def receive() -> Message:
+            return messages.pop(0)
+
+        async def send(message: Message) -> None:
+            pass
+
+        scope = {"type": "http", "method": method, "path": "/v1/chat/completions", "client": ("127.0.0.1", 1)}
+        await RequestObserver(reader, routes=ROUTES)(scope, receive, send)
+
+    asyncio.run(serve("POST", [b'{"model": ', b'"m"}']))
+    assert counts == [("before the body", before), ("chunk", before), ("chunk", before + 1)]
+    assert request_scope.ARRIVALS.count == before  # it ended without reaching a model
+    counts.clear()
+    asyncio.run(serve("GET", [b""]))
+    assert counts == [("before the body", before), ("chunk", before)]  # only a POST may be on its way to an engine

@@ -9,6 +9,10 @@ passes through:
   releases when the response is over.
 * ``GenerationStream`` adds the request's token counts and time to first token, for the access log.
 
+It also counts the request among the ``ARRIVALS`` from the moment its body has been read until it reaches a model
+(a generation job queued, or another kind of model taken) or ends. An idle engine that is about to prefill its
+first request waits briefly for those (``Scheduler``, docs/scheduling.md "Bursts").
+
 A context variable rather than an argument because every handler, today's and later ones, reaches models through
 the registry and generations through GenerationStream: the allow-list, the lease and the figures then hold on every
 route without each handler passing them along. Work that is not an HTTP request (none yet) has no scope: no
@@ -18,6 +22,7 @@ allow-list, and it takes a lease with ``ModelRegistry.lease``.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -36,6 +41,8 @@ class RequestScope:
     completion_tokens: int = 0
     ttft_s: float | None = None
     _releases: list[Callable[[], None]] = field(default_factory=list)
+    _arrival: int = 0
+    """0: not counted among the ARRIVALS yet; 1: counted; 2: landed (never counted again)."""
 
     def allows(self, model_id: str) -> bool:
         return self.allowed_models is None or model_id in self.allowed_models
@@ -43,6 +50,23 @@ class RequestScope:
     def hold(self, release: Callable[[], None]) -> None:
         """Run ``release`` when the request is over (its response written, or abandoned)."""
         self._releases.append(release)
+
+    def arriving(self) -> None:
+        """The request's body is all read: count it among the ARRIVALS (once)."""
+        if self._arrival == 0:
+            self._arrival = 1
+            ARRIVALS.begin()
+
+    def landed(self, then: Callable[[], None] | None = None) -> None:
+        """The request reached a model, or ended: it no longer counts among the ARRIVALS. ``then`` (queueing its
+        jobs) runs as one step with that, so an engine never sees the request gone and its jobs not yet queued."""
+        if self._arrival == 1:
+            self._arrival = 2
+            ARRIVALS.end(then)
+            return
+        self._arrival = 2
+        if then is not None:
+            then()
 
     def release(self) -> None:
         """Run every release once; the HTTP layer calls this when the response is over."""
@@ -53,6 +77,39 @@ class RequestScope:
             except Exception:
                 log.exception("releasing a model lease failed")
 
+
+class Arrivals:
+    """How many HTTP requests have been read in full and are still on their way to a model (being validated,
+    templated, tokenized). Written by the event loop, read and waited on by engine threads."""
+
+    def __init__(self) -> None:
+        self._count = 0
+        self._changed = threading.Condition()
+
+    @property
+    def count(self) -> int:
+        return self._count
+
+    def begin(self) -> None:
+        with self._changed:
+            self._count += 1
+
+    def end(self, then: Callable[[], None] | None = None) -> None:
+        with self._changed:
+            if then is not None:
+                then()
+            self._count -= 1
+            if self._count <= 0:
+                self._changed.notify_all()
+
+    def wait_quiet(self, timeout_s: float) -> bool:
+        """Wait until no request is on its way, at most ``timeout_s``; True if none is."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self._count <= 0, timeout_s)
+
+
+ARRIVALS = Arrivals()
+"""The process's requests on their way to a model (one HTTP server per process)."""
 
 CURRENT: ContextVar[RequestScope | None] = ContextVar("superfluid_request_scope", default=None)
 """The scope of the request being served in this context (None outside a request)."""

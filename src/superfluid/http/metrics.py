@@ -168,13 +168,19 @@ class EngineCollector(Collector):
         steps = CounterMetricFamily("superfluid_engine_step_seconds",
                                     "Seconds of engine steps: each decode with the batch building, sampling, text "
                                     "output and stream writes around it", labels=["model"])
+        gathers = CounterMetricFamily("superfluid_engine_gathers", "First decodes after idle that waited for a "
+                                      "burst's requests still being read, validated or tokenized", labels=["model"])
+        gather_s = CounterMetricFamily("superfluid_engine_gather_seconds", "Seconds those first decodes waited",
+                                       labels=["model"])
         for model_id, _, _, _, stats, _ in models:
             for kind, totals in dict(stats.decodes).items():
                 seconds.add_metric([model_id, kind], totals.seconds)
                 calls.add_metric([model_id, kind], totals.calls)
                 rows.add_metric([model_id, kind], totals.rows)
             steps.add_metric([model_id], stats.step_seconds)
-        yield from (seconds, calls, rows, steps)
+            gathers.add_metric([model_id], stats.gathers)
+            gather_s.add_metric([model_id], stats.gather_seconds)
+        yield from (seconds, calls, rows, steps, gathers, gather_s)
 
     def _lanes(self, models: list[ModelFigures]) -> Iterator[Any]:
         lanes = GaugeMetricFamily("superfluid_lanes", "Lanes of the loaded model", labels=["model"])

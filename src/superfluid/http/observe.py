@@ -136,18 +136,25 @@ class RequestObserver:
         if self.metrics is not None:
             self.metrics.in_flight.inc()
 
+        async def receiving() -> Message:
+            message = await receive()
+            if message["type"] == "http.request" and not message.get("more_body", False):
+                record.usage.arriving()  # its body is here: it may be on its way to an engine
+            return message
+
         async def observed(message: Message) -> None:
             if message["type"] == "http.response.start":
                 record.status = int(message["status"])
             await send(message)
 
         try:
-            await self.app(scope, receive, observed)
+            await self.app(scope, receiving if method == "POST" else receive, observed)
         except BaseException:
             record.status = record.status or 500
             raise
         finally:
             CURRENT.reset(token)
+            record.usage.landed()
             record.usage.release()
             duration = time.monotonic() - record.started
             if self.metrics is not None:

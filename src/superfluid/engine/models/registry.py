@@ -176,6 +176,9 @@ class ModelRegistry:
         while model.served is None or model.unloading is not None:
             if not autoload and model.unloading is None and model.loading is None:
                 raise ModelNotFound(model.entry.id)
+            scope = request_scope.current()
+            if scope is not None:
+                scope.landed()  # seconds from any queue: no idle engine should wait for it (docs/scheduling.md)
             model.waiting += 1
             try:
                 if model.unloading is not None:
@@ -187,6 +190,8 @@ class ModelRegistry:
         scope = request_scope.current()
         if scope is not None:
             scope.model = model.entry.id
+            if kind != "generation":
+                scope.landed()  # not a request for a generation queue: no engine waits for it
             self._lease(model)
             scope.hold(lambda: self._release(model))
         else:

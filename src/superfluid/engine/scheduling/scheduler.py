@@ -20,6 +20,7 @@ from typing import Any
 
 import llama_cpp
 
+from superfluid.engine import request_scope
 from superfluid.engine.decoding.grammar import GrammarTokenizer
 from superfluid.engine.decoding.lane_sampler import LaneSampler, top_k_rows
 from superfluid.engine.decoding.logprobs import token_logprobs
@@ -43,6 +44,10 @@ SPEC_MAX_LANES = 2
 SPEC_PAUSE_AFTER_MISS = 32
 """Decodes without drafting after a draft whose first token was already wrong."""
 """Drafting pays while the batch is mostly idle; with more lanes decoding, the batch is already full."""
+
+GATHER_S = 0.02
+"""The longest an idle engine's first decode waits for requests on their way (``_gather``): about what the HTTP
+layer takes to validate, template and tokenize a request on a slow machine."""
 
 Entry = tuple[Lane, int, bool, str]
 """One batch row: lane, token, wants logits, and kind: gen (a lane's next token), draft, or prompt."""
@@ -96,8 +101,16 @@ class Scheduler:
             for job in jobs:
                 job.queued = True
                 self._queued_by_qos[job.qos] = self._queued_by_qos.get(job.qos, 0) + 1
-        for job in jobs:
-            self._inbox.put(job)
+
+        def queue() -> None:
+            for job in jobs:
+                self._inbox.put(job)
+
+        scope = request_scope.current()
+        if scope is None:
+            queue()
+        else:  # no longer on its way, and queued, in one step (see _gather)
+            scope.landed(queue)
         self._worker.wake()
         return True
 
@@ -202,22 +215,14 @@ class Scheduler:
                 item = self._worker.take(self._inbox)
                 if item is RETIRED:
                     return  # nothing to do: the thread ends, and its OpenMP pool with it
-            while item is not None or not self._inbox.empty():
-                if item is None:
-                    item = self._inbox.get_nowait()
-                if item is _STOP:
-                    self._fail_all("the server is shutting down")
-                    self._outbox.flush()
-                    return
-                if isinstance(item, Job):
-                    self._waiting.add(item)
-                elif isinstance(item, AdapterLoad):
-                    self._adapters.load(item)
-                item = None
+            if not self._take_inbox(item):
+                return
             try:
                 self._drop_cancelled()
                 if self._waiting.jobs:
                     self._admit()
+                    if idle and not self._gather():
+                        return
                 decoded = False
                 if self._busy():
                     started = time.monotonic()
@@ -232,6 +237,42 @@ class Scheduler:
                 self._fail_all("the engine failed; see the server log")
                 self._reset_cache()
                 self._outbox.flush()
+
+    def _take_inbox(self, item: object) -> bool:
+        """Move ``item`` and everything queued into the engine; False when told to stop (all failed, the thread
+        must end)."""
+        while item is not None or not self._inbox.empty():
+            if item is None:
+                item = self._inbox.get_nowait()
+            if item is _STOP:
+                self._fail_all("the server is shutting down")
+                self._outbox.flush()
+                return False
+            if isinstance(item, Job):
+                self._waiting.add(item)
+            elif isinstance(item, AdapterLoad):
+                self._adapters.load(item)
+            item = None
+        return True
+
+    def _gather(self) -> bool:
+        """The first decode after the engine was idle: requests the HTTP layer has read in full but not yet queued
+        (a burst's later requests, still being validated and tokenized) are waited for, up to ``GATHER_S``, and
+        queued ones admitted, so that their prompts are prefilled in this decode instead of each behind the
+        others'. False when told to stop meanwhile."""
+        arrivals = request_scope.ARRIVALS
+        if arrivals.count > 0:
+            started = time.monotonic()
+            arrivals.wait_quiet(GATHER_S)
+            self.stats.gather_seconds += time.monotonic() - started
+            self.stats.gathers += 1
+        if self._inbox.empty():
+            return True
+        if not self._take_inbox(None):
+            return False
+        self._drop_cancelled()
+        self._admit()
+        return True
 
     def _drop_cancelled(self) -> None:
         if self._waiting.jobs:

@@ -87,6 +87,10 @@ class EngineStats:
     step_seconds: float = 0.0
     """Wall time of the engine's steps: each decode with the work around it (building the batch, sampling, text
     output, writing streamed tokens). Less the decode seconds, what the engine thread adds to llama.cpp's work."""
+    gathers: int = 0
+    """First decodes after idle that waited for requests still on their way (a burst: docs/scheduling.md)."""
+    gather_seconds: float = 0.0
+    """Seconds those waits took (at most GATHER_S each)."""
 
     def count_finish(self, reason: str) -> None:
         self.finished[reason] = self.finished.get(reason, 0) + 1
