@@ -120,7 +120,7 @@ def test_concurrent_requests_share_one_load_and_the_wait_shows(fleet: RunningSer
         if slot.status_code == 200 and slot.json()[0]["state"] == "loading":
             seen["slot"] = slot.json()[0]
             seen["metric"] = _metric(http, "superfluid_model_load_waiting", model=SECOND_MODEL)
-            return bool(seen["slot"]["load_waiting"] >= 1 and seen["metric"] >= 1)
+            return bool(seen["slot"]["load_waiting"] == 3 and seen["metric"] == 3)  # all three wait (not counted)
         return False
 
     _until(waiting_shows, 60, "the load to show in /slots and metrics")

@@ -6,6 +6,9 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
+
+from superfluid.engine import request_scope
 from superfluid.engine.request_scope import ARRIVALS, Arrivals, RequestScope
 
 
@@ -60,3 +63,33 @@ def test_waiting_for_quiet_returns_when_the_last_arrival_lands() -> None:
     assert arrivals.wait_quiet(10.0)
     assert 0.03 <= time.monotonic() - started < 5.0
     worker.join()
+
+
+def test_a_request_that_waited_for_a_load_is_on_its_way_again_once_only_if_it_was_counted(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    arrivals = Arrivals()
+    monkeypatch.setattr(request_scope, "ARRIVALS", arrivals)
+    counted, uncounted = RequestScope(), RequestScope()
+    counted.arriving()
+    counted.landed()  # waiting for its model to load
+    uncounted.landed()  # a GET, say, that never counted
+    counted.rearrive()
+    counted.rearrive()
+    uncounted.rearrive()
+    assert arrivals.count == 1
+    counted.landed()
+    assert arrivals.count == 0
+
+
+def test_a_failure_while_queueing_still_ends_the_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    arrivals = Arrivals()
+    monkeypatch.setattr(request_scope, "ARRIVALS", arrivals)
+    scope = RequestScope()
+    scope.arriving()
+
+    def broken() -> None:
+        raise RuntimeError("queue full")
+
+    with pytest.raises(RuntimeError):
+        scope.landed(broken)
+    assert arrivals.count == 0 and arrivals.wait_quiet(0.0)

@@ -14,7 +14,7 @@ from superfluid.app import SPEC_DIR, SPECS
 from superfluid.engine import request_scope
 from superfluid.http.access import AccessControl, AccessGuard
 from superfluid.http.access_log import ACCESS_LOGGER, JsonFormatter
-from superfluid.http.observe import RequestObserver, RouteTable
+from superfluid.http.observe import GENERATION_ROUTES, RequestObserver, RouteTable
 from superfluid.settings import Settings
 
 ROUTES = RouteTable.from_documents(SPEC_DIR / spec for spec in SPECS)
@@ -87,7 +87,7 @@ def test_a_post_counts_among_the_arrivals_from_its_whole_body_until_it_ends() ->
         await send({"type": "http.response.start", "status": 200, "headers": []})
         await send({"type": "http.response.body", "body": b"{}"})
 
-    async def serve(method: str, chunks: list[bytes]) -> None:
+    async def serve(method: str, path: str, chunks: list[bytes]) -> None:
         messages = [{"type": "http.request", "body": c, "more_body": i < len(chunks) - 1} for i, c in enumerate(chunks)]
 
         async def receive() -> Message:
@@ -96,12 +96,23 @@ def test_a_post_counts_among_the_arrivals_from_its_whole_body_until_it_ends() ->
         async def send(message: Message) -> None:
             pass
 
-        scope = {"type": "http", "method": method, "path": "/v1/chat/completions", "client": ("127.0.0.1", 1)}
+        scope = {"type": "http", "method": method, "path": path, "client": ("127.0.0.1", 1)}
         await RequestObserver(reader, routes=ROUTES)(scope, receive, send)
 
-    asyncio.run(serve("POST", [b'{"model": ', b'"m"}']))
+    asyncio.run(serve("POST", "/v1/chat/completions", [b'{"model": ', b'"m"}']))
     assert counts == [("before the body", before), ("chunk", before), ("chunk", before + 1)]
     assert request_scope.ARRIVALS.count == before  # it ended without reaching a model
-    counts.clear()
-    asyncio.run(serve("GET", [b""]))
-    assert counts == [("before the body", before), ("chunk", before)]  # only a POST may be on its way to an engine
+    for method, path in (("POST", "/api/chat"), ("POST", "/v1/messages"), ("POST", "/v1/responses")):
+        counts.clear()
+        asyncio.run(serve(method, path, [b"{}"]))
+        assert counts == [("before the body", before), ("chunk", before + 1)], path
+    for method, path in (("GET", "/v1/chat/completions"), ("POST", "/v1/embeddings"), ("POST", "/v1/files"),
+                         ("POST", "/v1/models/load"), ("POST", "/v1/messages/count_tokens")):
+        counts.clear()
+        asyncio.run(serve(method, path, [b"{}"]))
+        assert counts == [("before the body", before), ("chunk", before)], path  # never queues a generation
+
+
+def test_the_generation_routes_are_post_routes_of_the_documents() -> None:
+    for route in GENERATION_ROUTES:
+        assert ROUTES.match("POST", route) == route

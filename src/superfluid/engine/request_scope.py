@@ -9,9 +9,10 @@ passes through:
   releases when the response is over.
 * ``GenerationStream`` adds the request's token counts and time to first token, for the access log.
 
-It also counts the request among the ``ARRIVALS`` from the moment its body has been read until it reaches a model
-(a generation job queued, or another kind of model taken) or ends. An idle engine that is about to prefill its
-first request waits briefly for those (``Scheduler``, docs/scheduling.md "Bursts").
+It also counts a request to a generation route among the ``ARRIVALS`` from the moment its body has been read until
+it reaches a model (its jobs queued, or another kind of model taken), has to wait for its model to load, or ends.
+An idle engine that is about to prefill its first request waits briefly for those (``Scheduler``,
+docs/scheduling.md "Bursts").
 
 A context variable rather than an argument because every handler, today's and later ones, reaches models through
 the registry and generations through GenerationStream: the allow-list, the lease and the figures then hold on every
@@ -42,7 +43,7 @@ class RequestScope:
     ttft_s: float | None = None
     _releases: list[Callable[[], None]] = field(default_factory=list)
     _arrival: int = 0
-    """0: not counted among the ARRIVALS yet; 1: counted; 2: landed (never counted again)."""
+    """0: never counted among the ARRIVALS; 1: counted; 2: landed after being counted; 3: landed uncounted."""
 
     def allows(self, model_id: str) -> bool:
         return self.allowed_models is None or model_id in self.allowed_models
@@ -52,21 +53,30 @@ class RequestScope:
         self._releases.append(release)
 
     def arriving(self) -> None:
-        """The request's body is all read: count it among the ARRIVALS (once)."""
+        """The request's body is all read and it may queue a generation: count it among the ARRIVALS (once)."""
         if self._arrival == 0:
             self._arrival = 1
             ARRIVALS.begin()
 
     def landed(self, then: Callable[[], None] | None = None) -> None:
-        """The request reached a model, or ended: it no longer counts among the ARRIVALS. ``then`` (queueing its
-        jobs) runs as one step with that, so an engine never sees the request gone and its jobs not yet queued."""
+        """The request reached a model, or ended, or must wait for a model to load: it no longer counts among the
+        ARRIVALS. ``then`` (queueing its jobs) runs as one step with that, so an engine never sees the request gone
+        and its jobs not yet queued."""
         if self._arrival == 1:
             self._arrival = 2
             ARRIVALS.end(then)
             return
-        self._arrival = 2
+        if self._arrival == 0:
+            self._arrival = 3
         if then is not None:
             then()
+
+    def rearrive(self) -> None:
+        """A counted request whose model has loaded is on its way again (it and the others that waited for the
+        load reach the new engine together)."""
+        if self._arrival == 2:
+            self._arrival = 1
+            ARRIVALS.begin()
 
     def release(self) -> None:
         """Run every release once; the HTTP layer calls this when the response is over."""
@@ -96,11 +106,13 @@ class Arrivals:
 
     def end(self, then: Callable[[], None] | None = None) -> None:
         with self._changed:
-            if then is not None:
-                then()
-            self._count -= 1
-            if self._count <= 0:
-                self._changed.notify_all()
+            try:
+                if then is not None:
+                    then()
+            finally:
+                self._count -= 1
+                if self._count <= 0:
+                    self._changed.notify_all()
 
     def wait_quiet(self, timeout_s: float) -> bool:
         """Wait until no request is on its way, at most ``timeout_s``; True if none is."""

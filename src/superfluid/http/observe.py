@@ -34,6 +34,10 @@ BATCH_OWNER = "superfluid.batch_owner"
 """Scope key of the authenticated key's id (absent when the server asks for no key). Later features that own
 data per key (files, batches) read it with ``key_id(scope)``."""
 
+GENERATION_ROUTES = frozenset({"/v1/chat/completions", "/v1/completions", "/v1/responses", "/v1/messages",
+                               "/api/chat", "/api/generate"})
+"""The routes whose POSTs queue generations: they count among the ARRIVALS (request_scope) once their body is read."""
+
 UNMATCHED = "unmatched"
 _METHODS = ("get", "post", "put", "patch", "delete", "head", "options")
 
@@ -148,13 +152,14 @@ class RequestObserver:
             await send(message)
 
         try:
-            await self.app(scope, receiving if method == "POST" else receive, observed)
+            generating = method == "POST" and record.route in GENERATION_ROUTES
+            await self.app(scope, receiving if generating else receive, observed)
         except BaseException:
             record.status = record.status or 500
             raise
         finally:
-            CURRENT.reset(token)
             record.usage.landed()
+            CURRENT.reset(token)
             record.usage.release()
             duration = time.monotonic() - record.started
             if self.metrics is not None:

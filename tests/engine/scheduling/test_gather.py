@@ -5,6 +5,7 @@ bundled model, in process: the HTTP layer's part is played by RequestScopes."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -27,6 +28,14 @@ def served() -> Iterator[ServedModel]:
     model = ServedModel.load(DEFAULT_MODEL, resolve(DEFAULT_MODEL), settings)
     yield model
     model.close()
+
+
+@pytest.fixture(autouse=True)
+def arrivals(monkeypatch: pytest.MonkeyPatch) -> request_scope.Arrivals:
+    """A count of its own for each test: one that failed halfway leaves nothing counted for the next."""
+    fresh = request_scope.Arrivals()
+    monkeypatch.setattr(request_scope, "ARRIVALS", fresh)
+    return fresh
 
 
 def _request(served: ServedModel, text: str) -> GenerationRequest:
@@ -60,7 +69,9 @@ def test_a_burst_still_on_its_way_is_prefilled_with_the_first_request(served: Se
         first.arriving()
         second.arriving()  # both bodies read; the second is still being templated when the first is queued
         one = _submit(served, first, "Name a river in Spain.")
-        await asyncio.sleep(0.05)  # the engine admits the first and waits for the second
+        deadline = time.monotonic() + 60
+        while served.scheduler.queued and time.monotonic() < deadline:
+            await asyncio.sleep(0.005)  # the engine admits the first, then waits for the second
         two = _submit(served, second, "Name a mountain in Peru.")
         await asyncio.gather(_finish(one), _finish(two))
 

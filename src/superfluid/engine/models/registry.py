@@ -173,12 +173,14 @@ class ModelRegistry:
         model = self._models[self.canonical(model_id)]
         if kind is not None:
             runtimes.check_kind(await self.profile(model.entry.id), kind)
+        scope = request_scope.current()
+        waited = False
         while model.served is None or model.unloading is not None:
             if not autoload and model.unloading is None and model.loading is None:
                 raise ModelNotFound(model.entry.id)
-            scope = request_scope.current()
-            if scope is not None:
+            if scope is not None and not waited:
                 scope.landed()  # seconds from any queue: no idle engine should wait for it (docs/scheduling.md)
+            waited = True
             model.waiting += 1
             try:
                 if model.unloading is not None:
@@ -187,11 +189,12 @@ class ModelRegistry:
                     await self._load(model)
             finally:
                 model.waiting -= 1
-        scope = request_scope.current()
         if scope is not None:
             scope.model = model.entry.id
             if kind != "generation":
                 scope.landed()  # not a request for a generation queue: no engine waits for it
+            elif waited:
+                scope.rearrive()  # with the others that waited for the load: a burst for the new engine
             self._lease(model)
             scope.hold(lambda: self._release(model))
         else:

@@ -77,6 +77,8 @@ class Scheduler:
         self._queued_by_qos = dict.fromkeys(QOS_CLASSES, 0)
         self._queued_lock = threading.Lock()
         self._solo_turn = False
+        self._stopped = False
+        """Told to stop (the thread ends once every job has failed)."""
         self._ticks: deque[tuple[float, int, int, float]] = deque(maxlen=4096)
         self._last_tick: tuple[int, int, list[Entry], float] | None = None
         """The last decode: generated rows, prompt rows, the rows themselves, seconds (for /slots)."""
@@ -237,6 +239,8 @@ class Scheduler:
                 self._fail_all("the engine failed; see the server log")
                 self._reset_cache()
                 self._outbox.flush()
+                if self._stopped:  # failing the jobs at shutdown raised: the thread still ends
+                    return
 
     def _take_inbox(self, item: object) -> bool:
         """Move ``item`` and everything queued into the engine; False when told to stop (all failed, the thread
@@ -245,6 +249,7 @@ class Scheduler:
             if item is None:
                 item = self._inbox.get_nowait()
             if item is _STOP:
+                self._stopped = True
                 self._fail_all("the server is shutting down")
                 self._outbox.flush()
                 return False
@@ -260,6 +265,8 @@ class Scheduler:
         (a burst's later requests, still being validated and tokenized) are waited for, up to ``GATHER_S``, and
         queued ones admitted, so that their prompts are prefilled in this decode instead of each behind the
         others'. False when told to stop meanwhile."""
+        if not any(lane.job is not None and lane.job.deadline is None for lane in self.lanes):
+            return True  # the batch-invariant lane decodes alone, and a reply with a deadline should not wait
         arrivals = request_scope.ARRIVALS
         if arrivals.count > 0:
             started = time.monotonic()
