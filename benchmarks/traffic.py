@@ -11,7 +11,8 @@ by level, so drift on the machine hits both alike. Reported per server, traffic 
 
 * aggregate tok/s (all completion tokens over the level's wall time) and the median per-stream tok/s; each level
   sends at least four requests, one of each prompt kind, ``streams`` at a time;
-* p50 and p95 time to first token (queueing included);
+* p50 and p95 time to first token (queueing included); a request the server drops unanswered is sent again once
+  (its time counts from the first try) and the report lists such retries;
 * CPU seconds per generated token of the server process (all its threads, from /proc), and its RSS; and of this
   client (it reads every stream on the same cores, as a local client does);
 * prefill tok/s on a ~2,000-token prompt (prompt tokens over time to first token, max_tokens 1; the median of six
@@ -94,6 +95,7 @@ class Shot:
     prompt_tokens: int = 0
     stamps: list[float] = field(default_factory=list)
     error: str | None = None
+    retried: bool = False
 
     @property
     def rate(self) -> float:
@@ -103,31 +105,44 @@ class Shot:
 
 
 async def shot(client: httpx.AsyncClient, payload: dict[str, Any]) -> Shot:
+    """One streamed request. A connection the server drops before answering is tried once more, as the SDKs do
+    (llama-server now and then closes one without a response); the time to first token counts from the first try."""
     start = time.perf_counter()
     result = Shot()
-    try:
-        async with client.stream("POST", "/v1/chat/completions", json=payload) as response:
-            if response.status_code != 200:
-                result.error = f"HTTP {response.status_code}: {(await response.aread())[:200]!r}"
-                return result
-            async for line in response.aiter_lines():
-                if not line.startswith("data: {"):
-                    continue
-                frame = json.loads(line[6:])
-                if frame.get("error"):
-                    result.error = str(frame["error"])[:200]
-                for choice in frame.get("choices") or []:
-                    if (choice.get("delta") or {}).get("content"):
-                        now = time.perf_counter()
-                        if not result.stamps:
-                            result.ttft_s = now - start
-                        result.stamps.append(now)
-                usage = frame.get("usage") or {}
-                if usage:
-                    result.tokens = int(usage.get("completion_tokens") or 0)
-                    result.prompt_tokens = int(usage.get("prompt_tokens") or 0)
-    except httpx.HTTPError as exc:
-        result.error = repr(exc)
+    for attempt in (1, 2):
+        answered = False
+        try:
+            async with client.stream("POST", "/v1/chat/completions", json=payload) as response:
+                answered = True
+                if response.status_code != 200:
+                    result.error = f"HTTP {response.status_code}: {(await response.aread())[:200]!r}"
+                    return result
+                async for line in response.aiter_lines():
+                    if not line.startswith("data: {"):
+                        continue
+                    frame = json.loads(line[6:])
+                    if frame.get("error"):
+                        result.error = str(frame["error"])[:200]
+                    for choice in frame.get("choices") or []:
+                        if (choice.get("delta") or {}).get("content"):
+                            now = time.perf_counter()
+                            if not result.stamps:
+                                result.ttft_s = now - start
+                            result.stamps.append(now)
+                    usage = frame.get("usage") or {}
+                    if usage:
+                        result.tokens = int(usage.get("completion_tokens") or 0)
+                        result.prompt_tokens = int(usage.get("prompt_tokens") or 0)
+            break
+        except httpx.RemoteProtocolError as exc:
+            if attempt == 1 and not answered:
+                result.retried = True
+                continue
+            result.error = repr(exc)
+            break
+        except httpx.HTTPError as exc:
+            result.error = repr(exc)
+            break
     result.tokens = result.tokens or len(result.stamps)
     return result
 
@@ -168,6 +183,7 @@ async def level(peer: peers.Peer, mode: str, concurrency: int, max_tokens: int, 
         "rss_mb": peer.rss_bytes() / 2**20,
         "tokens": tokens,
         "errors": [s.error for s in shots if s.error],
+        "retried": sum(s.retried for s in shots),
     }
 
 
@@ -280,6 +296,10 @@ def report(results: dict[str, Any], levels: list[int], header: str, ceiling: dic
         p_ours, p_theirs = statistics.median(ours["prefill_tok_s"]), statistics.median(theirs["prefill_tok_s"])
         lines.append(f"prefill ~2,000-token prompt: superfluid {p_ours:.0f} tok/s, llama-server {p_theirs:.0f} tok/s"
                      f" ({p_ours / p_theirs:.2f}x)")
+    retried = [f"{name} {level} ({r['retried']})" for name, by_level in results.items() for level, r in by_level.items()
+               if isinstance(r, dict) and r.get("retried")]
+    if retried:
+        lines.append("requests sent again after the server dropped the connection unanswered: " + ", ".join(retried))
     if ceiling:
         lines.append("ceiling (same llama.cpp build): " + ", ".join(f"{k} {v}" for k, v in ceiling.items()))
         tg = next((v for k, v in ceiling.items() if k.startswith("llama-bench tg")), None)

@@ -9,8 +9,8 @@ passes through:
   releases when the response is over.
 * ``GenerationStream`` adds the request's token counts and time to first token, for the access log.
 
-It also counts a request to a generation route among the ``ARRIVALS`` from the moment its body has been read until
-it reaches a model (its jobs queued, or another kind of model taken), has to wait for its model to load, or ends.
+It also counts a request to a generation route among the ``ARRIVALS`` from the moment the HTTP layer starts on it
+until it reaches a model (its jobs queued, or another kind of model taken), has to wait for its model to load, or ends.
 An idle engine that is about to prefill its first request waits briefly for those (``Scheduler``,
 docs/scheduling.md "Bursts").
 
@@ -53,7 +53,7 @@ class RequestScope:
         self._releases.append(release)
 
     def arriving(self) -> None:
-        """The request's body is all read and it may queue a generation: count it among the ARRIVALS (once)."""
+        """The request may queue a generation: count it among the ARRIVALS (once)."""
         if self._arrival == 0:
             self._arrival = 1
             ARRIVALS.begin()
@@ -89,8 +89,8 @@ class RequestScope:
 
 
 class Arrivals:
-    """How many HTTP requests have been read in full and are still on their way to a model (being validated,
-    templated, tokenized). Written by the event loop, read and waited on by engine threads."""
+    """How many HTTP requests to generation routes are still on their way to a model (waiting for the event loop,
+    read, validated, templated, tokenized). Written by the event loop, read and waited on by engine threads."""
 
     def __init__(self) -> None:
         self._count = 0

@@ -36,7 +36,7 @@ data per key (files, batches) read it with ``key_id(scope)``."""
 
 GENERATION_ROUTES = frozenset({"/v1/chat/completions", "/v1/completions", "/v1/responses", "/v1/messages",
                                "/api/chat", "/api/generate"})
-"""The routes whose POSTs queue generations: they count among the ARRIVALS (request_scope) once their body is read."""
+"""The routes whose POSTs queue generations: they count among the ARRIVALS (request_scope) from their start."""
 
 UNMATCHED = "unmatched"
 _METHODS = ("get", "post", "put", "patch", "delete", "head", "options")
@@ -140,20 +140,17 @@ class RequestObserver:
         if self.metrics is not None:
             self.metrics.in_flight.inc()
 
-        async def receiving() -> Message:
-            message = await receive()
-            if message["type"] == "http.request" and not message.get("more_body", False):
-                record.usage.arriving()  # its body is here: it may be on its way to an engine
-            return message
-
         async def observed(message: Message) -> None:
             if message["type"] == "http.response.start":
                 record.status = int(message["status"])
             await send(message)
 
+        if method == "POST" and record.route in GENERATION_ROUTES:
+            # On its way to an engine from now: its task starts behind whatever the event loop is doing (another
+            # request of the same burst, say), and reads its body only once the middlewares ahead are through.
+            record.usage.arriving()
         try:
-            generating = method == "POST" and record.route in GENERATION_ROUTES
-            await self.app(scope, receiving if generating else receive, observed)
+            await self.app(scope, receive, observed)
         except BaseException:
             record.status = record.status or 500
             raise
