@@ -115,6 +115,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--completion-rate", type=float, default=10.0, help="FIM token bucket refill per second")
     serve.add_argument("--spec-draft", type=int, default=4,
                        help="prompt-lookup draft tokens per decode while at most 2 lanes decode (0: off)")
+    serve.add_argument("--gather-ms", type=_gather_ms, default=20.0,
+                       help="how long an idle engine's first decode may wait for a burst's other requests (0: never)")
     serve.add_argument("--switch-interval-ms", type=_positive_float, default=0.5,
                        help="Python's GIL switch interval in ms (Python's default is 5)")
     serve.add_argument("--http-allow-batch-invariant", action="store_true",
@@ -200,6 +202,13 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _gather_ms(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 1000:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1000 ms, got {text}")
+    return value
+
+
 def _rate(text: str) -> float:
     try:
         return parse_rate(text)
@@ -259,6 +268,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         allow_batch_invariant=args.http_allow_batch_invariant,
         spec_draft=args.spec_draft,
         switch_interval_ms=args.switch_interval_ms,
+        gather_ms=args.gather_ms,
         override_kv=tuple(args.override_kv),
         max_json_depth=args.max_json_depth,
         prepare_workers=args.prepare_workers,

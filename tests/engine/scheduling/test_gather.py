@@ -1,5 +1,5 @@
 """An idle engine's first decode waits for requests still on their way from the HTTP layer (the ARRIVALS), so a
-burst is prefilled in one decode; the wait ends when they are queued, and never lasts beyond GATHER_S. On the
+burst is prefilled in one decode; the wait ends when they are queued, and never lasts beyond --gather-ms. On the
 bundled model, in process: the HTTP layer's part is played by RequestScopes."""
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import pytest
 from superfluid.engine import request_scope
 from superfluid.engine.models.model_sources import DEFAULT_MODEL, resolve
 from superfluid.engine.models.served_model import ServedModel
-from superfluid.engine.scheduling import scheduler
 from superfluid.engine.scheduling.stream import GenerationStream
 from superfluid.engine.types import ChatMessage, ChatPrompt, Finished, GenerationRequest, SamplingParams
 from superfluid.settings import Settings
@@ -61,7 +60,7 @@ def _prefills(served: ServedModel) -> int:
 
 def test_a_burst_still_on_its_way_is_prefilled_with_the_first_request(served: ServedModel,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(scheduler, "GATHER_S", 30.0)  # the second request lands long before: no race on a slow host
+    monkeypatch.setattr(served.scheduler, "gather_s", 30.0)  # the second lands long before: no race on a slow host
     stats = served.scheduler.stats
 
     async def burst() -> None:
@@ -79,7 +78,7 @@ def test_a_burst_still_on_its_way_is_prefilled_with_the_first_request(served: Se
     asyncio.run(burst())
     assert _prefills(served) - prefills == 1  # both prompts in one decode
     assert stats.gathers - gathers == 1
-    assert 0 < stats.gather_seconds - waited < 10  # it waited for the second request, not for GATHER_S
+    assert 0 < stats.gather_seconds - waited < 10  # it waited for the second request, not for gather_s
 
 
 def test_one_request_at_a_time_never_waits(served: ServedModel) -> None:
@@ -98,7 +97,7 @@ def test_one_request_at_a_time_never_waits(served: ServedModel) -> None:
 
 def test_a_request_that_never_lands_holds_the_first_decode_for_gather_s_at_most(
         served: ServedModel, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(scheduler, "GATHER_S", 0.2)
+    monkeypatch.setattr(served.scheduler, "gather_s", 0.2)
     stats = served.scheduler.stats
     elsewhere = request_scope.RequestScope()
     elsewhere.arriving()  # a request on its way to another model, or one that will fail validation
@@ -115,3 +114,22 @@ def test_a_request_that_never_lands_holds_the_first_decode_for_gather_s_at_most(
         elsewhere.landed()
     assert stats.gathers - gathers == 1
     assert 0.2 <= stats.gather_seconds - waited < 5
+
+
+def test_gather_ms_zero_never_waits(served: ServedModel, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(served.scheduler, "gather_s", 0.0)  # --gather-ms 0
+    stats = served.scheduler.stats
+    elsewhere = request_scope.RequestScope()
+    elsewhere.arriving()
+
+    async def one() -> None:
+        scope = request_scope.RequestScope()
+        scope.arriving()
+        await _finish(_submit(served, scope, "Name a forest in Canada."))
+
+    gathers = stats.gathers
+    try:
+        asyncio.run(one())
+    finally:
+        elsewhere.landed()
+    assert stats.gathers == gathers

@@ -112,7 +112,8 @@ class ServedModel:
         markers = ((text, llama.control_token(text)) for text in FORMAT_MARKERS[fmt])
         self.control_markers = {text: token for text, token in markers if token is not None}
         self.scheduler = Scheduler(llama, name=profile.id, grammar=self.grammar_tokenizer,
-                                   spec_draft=settings.spec_draft, stats=stats)
+                                   spec_draft=settings.spec_draft, stats=stats,
+                                   gather_s=settings.gather_ms / 1000)
         self.longest_token = self._longest_token()
         """Bytes in the longest token's text (special tokens included): the early bound's divisor."""
         self.lora = ModelAdapters(profile.id, llama.path, AdapterCatalog(settings), self.scheduler)

@@ -46,8 +46,8 @@ SPEC_PAUSE_AFTER_MISS = 32
 """Drafting pays while the batch is mostly idle; with more lanes decoding, the batch is already full."""
 
 GATHER_S = 0.02
-"""The longest an idle engine's first decode waits for requests on their way (``_gather``): about what the HTTP
-layer takes to validate, template and tokenize a request on a slow machine."""
+"""The default longest wait of an idle engine's first decode for requests on their way (``_gather``, --gather-ms):
+about what the HTTP layer takes to validate, template and tokenize a couple of requests on a slow machine."""
 
 Entry = tuple[Lane, int, bool, str]
 """One batch row: lane, token, wants logits, and kind: gen (a lane's next token), draft, or prompt."""
@@ -60,8 +60,10 @@ class Scheduler:
     """Owns the engine thread for one model. ``submit`` and ``cancel`` are safe from any thread."""
 
     def __init__(self, model: LlamaModel, *, name: str, grammar: GrammarTokenizer | None = None,
-                 spec_draft: int = 0, stats: EngineStats | None = None) -> None:
+                 spec_draft: int = 0, stats: EngineStats | None = None, gather_s: float = GATHER_S) -> None:
         self.model = model
+        self.gather_s = gather_s
+        """The longest the first decode after idle waits for requests on their way (``_gather``); 0: never."""
         self.stats = stats if stats is not None else EngineStats()
         """Figures for /metrics, written by the engine thread only (see stats.py)."""
         self.spec_draft = spec_draft
@@ -262,15 +264,15 @@ class Scheduler:
 
     def _gather(self) -> bool:
         """The first decode after the engine was idle: requests the HTTP layer has read in full but not yet queued
-        (a burst's later requests, still being validated and tokenized) are waited for, up to ``GATHER_S``, and
+        (a burst's later requests, still being validated and tokenized) are waited for, up to ``gather_s``, and
         queued ones admitted, so that their prompts are prefilled in this decode instead of each behind the
         others'. False when told to stop meanwhile."""
-        if not any(lane.job is not None and lane.job.deadline is None for lane in self.lanes):
+        if self.gather_s <= 0 or not any(lane.job is not None and lane.job.deadline is None for lane in self.lanes):
             return True  # the batch-invariant lane decodes alone, and a reply with a deadline should not wait
         arrivals = request_scope.ARRIVALS
         if arrivals.count > 0:
             started = time.monotonic()
-            arrivals.wait_quiet(GATHER_S)
+            arrivals.wait_quiet(self.gather_s)
             self.stats.gather_seconds += time.monotonic() - started
             self.stats.gathers += 1
         if self._inbox.empty():
