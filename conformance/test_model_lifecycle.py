@@ -43,7 +43,7 @@ model = "twin.gguf"
 alias = "twin"
 idle_timeout = 0
 """)
-    running = start_server(["--models", str(base / "models.toml"), "--idle-timeout", str(IDLE_S),
+    running = start_server(["--models", str(base / "models.toml"), "--idle-timeout", str(IDLE_S), "--gather-ms", "20",
                             "--models-max", "2", "--parallel", "2", "--ctx-size", "1024", "--threads", "1"],
                            base / "serve.log")
     yield running
@@ -126,7 +126,7 @@ def test_concurrent_requests_share_one_load_and_the_wait_shows(fleet: RunningSer
     _until(waiting_shows, 60, "the load to show in /slots and metrics")
     assert seen["slot"]["lanes"] == [] and seen["slot"]["waiting"] >= 1
     # Requests waiting for a load are seconds from any queue: the default model's idle engine does not wait for
-    # them before its first decode (docs/scheduling.md, "Bursts").
+    # them before its first decode (this server runs with --gather-ms 20; docs/scheduling.md, "Bursts").
     gathers = _metric(http, "superfluid_engine_gathers_total", model=DEFAULT_MODEL)
     assert http.post("/v1/chat/completions", json=_chat(DEFAULT_MODEL)).status_code == 200
     assert _metric(http, "superfluid_engine_gathers_total", model=DEFAULT_MODEL) == gathers

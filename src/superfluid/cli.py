@@ -115,7 +115,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--completion-rate", type=float, default=10.0, help="FIM token bucket refill per second")
     serve.add_argument("--spec-draft", type=int, default=4,
                        help="prompt-lookup draft tokens per decode while at most 2 lanes decode (0: off)")
-    serve.add_argument("--gather-ms", type=_gather_ms, default=20.0,
+    serve.add_argument("--gather-ms", type=_gather_ms, default=0.0,
                        help="how long an idle engine's first decode may wait for a burst's other requests (0: never)")
     serve.add_argument("--switch-interval-ms", type=_positive_float, default=0.5,
                        help="Python's GIL switch interval in ms (Python's default is 5)")

@@ -116,8 +116,9 @@ class Settings:
     """Per-client token bucket for fill-in-the-middle requests: burst size and refill per second."""
     spec_draft: int = 4
     """Most prompt-lookup draft tokens verified per decode while few lanes are busy; 0 turns drafting off."""
-    gather_ms: float = 20.0
-    """Most an idle engine's first decode waits for requests still on their way (a burst), in ms; 0: never."""
+    gather_ms: float = 0.0
+    """Most an idle engine's first decode waits for requests still on their way (a burst), in ms; 0: never (the
+    default: on a CPU a prefill decode's cost grows with its rows, so the wait bought nothing; docs/scheduling.md)."""
     switch_interval_ms: float = 0.5
     """Python's GIL switch interval (sys.setswitchinterval), set at start: how long the engine thread can wait
     for the GIL while another thread runs Python (docs/performance.md)."""

@@ -1,6 +1,6 @@
-"""An idle engine's first decode waits for requests still on their way from the HTTP layer (the ARRIVALS), so a
-burst is prefilled in one decode; the wait ends when they are queued, and never lasts beyond --gather-ms. On the
-bundled model, in process: the HTTP layer's part is played by RequestScopes."""
+"""With --gather-ms, an idle engine's first decode waits for requests still on their way from the HTTP layer (the
+ARRIVALS), so a burst is prefilled in one decode; the wait ends when they are queued, and never lasts beyond
+--gather-ms (off by default). On the bundled model, in process: the HTTP layer's part is played by RequestScopes."""
 
 from __future__ import annotations
 
@@ -81,7 +81,8 @@ def test_a_burst_still_on_its_way_is_prefilled_with_the_first_request(served: Se
     assert 0 < stats.gather_seconds - waited < 10  # it waited for the second request, not for gather_s
 
 
-def test_one_request_at_a_time_never_waits(served: ServedModel) -> None:
+def test_one_request_at_a_time_never_waits(served: ServedModel, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(served.scheduler, "gather_s", 0.02)  # --gather-ms 20
     stats = served.scheduler.stats
 
     async def one() -> None:
@@ -116,8 +117,8 @@ def test_a_request_that_never_lands_holds_the_first_decode_for_gather_s_at_most(
     assert 0.2 <= stats.gather_seconds - waited < 5
 
 
-def test_gather_ms_zero_never_waits(served: ServedModel, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(served.scheduler, "gather_s", 0.0)  # --gather-ms 0
+def test_by_default_the_first_decode_never_waits(served: ServedModel) -> None:
+    assert served.scheduler.gather_s == 0  # --gather-ms 0
     stats = served.scheduler.stats
     elsewhere = request_scope.RequestScope()
     elsewhere.arriving()

@@ -45,9 +45,9 @@ SPEC_PAUSE_AFTER_MISS = 32
 """Decodes without drafting after a draft whose first token was already wrong."""
 """Drafting pays while the batch is mostly idle; with more lanes decoding, the batch is already full."""
 
-GATHER_S = 0.02
+GATHER_S = 0.0
 """The default longest wait of an idle engine's first decode for requests on their way (``_gather``, --gather-ms):
-about what the HTTP layer takes to validate, template and tokenize a couple of requests on a slow machine."""
+none (docs/scheduling.md, "Bursts")."""
 
 Entry = tuple[Lane, int, bool, str]
 """One batch row: lane, token, wants logits, and kind: gen (a lane's next token), draft, or prompt."""
