@@ -54,7 +54,8 @@ async def run(servers: dict[str, peers.Peer], rounds: int) -> dict[tuple[str, in
     for round_no in range(rounds):
         for mode in ("greedy", "sampled"):
             for streams in LEVELS:
-                for name in order[round_no % 3:] + order[:round_no % 3]:
+                turn = round_no % len(order)
+                for name in order[turn:] + order[:turn]:
                     await asyncio.sleep(PAUSE_S)
                     got = await traffic.level(servers[name], mode, streams, 96, f"r{round_no} {mode} c{streams}")
                     results.setdefault((mode, streams, name), []).append(got)
@@ -88,6 +89,10 @@ def report(results: dict[tuple[str, int, str], list[dict[str, Any]]], gathers: t
     count, seconds = gathers
     lines.append(f"{SERVERS[1]}: burst waits {count:.0f}, {seconds * 1000:.0f} ms in all"
                  f" ({seconds / count * 1000 if count else 0:.1f} ms each)")
+    retried = [f"{name} {mode} c{streams} ({sum(r['retried'] for r in runs)})"
+               for (mode, streams, name), runs in sorted(results.items()) if any(r["retried"] for r in runs)]
+    if retried:  # their times count from the dropped try
+        lines.append("requests sent again after the server dropped the connection unanswered: " + ", ".join(retried))
     lines.append("times to first token (ms), each round's requests in the order they were sent:")
     for (mode, streams, name), runs in sorted(results.items()):
         lines.append(f"  {mode} c{streams} {name}: " + " | ".join(

@@ -69,6 +69,11 @@ def test_short_flags_match_llama_server() -> None:
     assert _settings("--flash-attn", "on").flash_attn == "on"
 
 
+def test_the_burst_wait_is_off_unless_asked_for() -> None:
+    assert _settings().gather_ms == 0
+    assert _settings("--gather-ms", "20").gather_ms == 20.0
+
+
 def test_types_are_converted() -> None:
     settings = _settings("--port", "1234", "--keepalive", "0.5", "--chat-template-file", "a/b.jinja")
     assert isinstance(settings.port, int)
@@ -84,6 +89,9 @@ def test_types_are_converted() -> None:
         ["--flash-attn", "yes"],
         ["--port", "eighty"],
         ["--no-such-flag"],
+        ["--gather-ms", "-1"],
+        ["--gather-ms", "1001"],
+        ["--gather-ms", "nan"],
     ],
 )
 def test_bad_flags_exit_with_usage(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:

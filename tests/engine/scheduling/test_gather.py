@@ -23,7 +23,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:llama_token_get_attr is deprecat
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[ServedModel]:
-    settings = Settings(models=(DEFAULT_MODEL,), threads=2, parallel=2, ctx_size=1024)
+    settings = Settings(models=(DEFAULT_MODEL,), threads=2, parallel=2, ctx_size=1024, gather_ms=20)
     model = ServedModel.load(DEFAULT_MODEL, resolve(DEFAULT_MODEL), settings)
     yield model
     model.close()
@@ -81,8 +81,11 @@ def test_a_burst_still_on_its_way_is_prefilled_with_the_first_request(served: Se
     assert 0 < stats.gather_seconds - waited < 10  # it waited for the second request, not for gather_s
 
 
-def test_one_request_at_a_time_never_waits(served: ServedModel, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(served.scheduler, "gather_s", 0.02)  # --gather-ms 20
+def test_gather_ms_reaches_the_scheduler(served: ServedModel) -> None:
+    assert served.scheduler.gather_s == 0.02
+
+
+def test_one_request_at_a_time_never_waits(served: ServedModel) -> None:
     stats = served.scheduler.stats
 
     async def one() -> None:
@@ -117,8 +120,8 @@ def test_a_request_that_never_lands_holds_the_first_decode_for_gather_s_at_most(
     assert 0.2 <= stats.gather_seconds - waited < 5
 
 
-def test_by_default_the_first_decode_never_waits(served: ServedModel) -> None:
-    assert served.scheduler.gather_s == 0  # --gather-ms 0
+def test_gather_ms_zero_never_waits(served: ServedModel, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(served.scheduler, "gather_s", 0.0)  # --gather-ms 0, the default
     stats = served.scheduler.stats
     elsewhere = request_scope.RequestScope()
     elsewhere.arriving()

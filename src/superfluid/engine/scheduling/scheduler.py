@@ -263,7 +263,7 @@ class Scheduler:
         return True
 
     def _gather(self) -> bool:
-        """The first decode after the engine was idle: requests the HTTP layer has read in full but not yet queued
+        """The first decode after the engine was idle: requests the HTTP layer has started on but not yet queued
         (a burst's later requests, still being validated and tokenized) are waited for, up to ``gather_s``, and
         queued ones admitted, so that their prompts are prefilled in this decode instead of each behind the
         others'. False when told to stop meanwhile."""

@@ -90,7 +90,7 @@ class EngineStats:
     gathers: int = 0
     """First decodes after idle that waited for requests still on their way (a burst: docs/scheduling.md)."""
     gather_seconds: float = 0.0
-    """Seconds those waits took (at most GATHER_S each)."""
+    """Seconds those waits took (at most the scheduler's gather_s, --gather-ms, each)."""
 
     def count_finish(self, reason: str) -> None:
         self.finished[reason] = self.finished.get(reason, 0) + 1
