@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from prometheus_client.parser import text_string_to_metric_families
 
 from benchmarks import peers, traffic
+from benchmarks.engine_account import engine_counters
 from benchmarks.recording import record
 from superfluid.engine.models.model_sources import DEFAULT_MODEL, resolve
 
@@ -38,12 +38,8 @@ SERVERS = ("superfluid", "superfluid --gather-ms 20", "llama-server")
 
 def gather_counters(peer: peers.Peer) -> tuple[float, float]:
     """superfluid_engine_gathers_total and _gather_seconds_total of the served model."""
-    found = {"superfluid_engine_gathers_total": 0.0, "superfluid_engine_gather_seconds_total": 0.0}
-    for family in text_string_to_metric_families(httpx.get(peer.base_url + "/metrics", timeout=30).text):
-        for sample in family.samples:
-            if sample.name in found and sample.labels.get("model") == peer.model:
-                found[sample.name] = float(sample.value)
-    return found["superfluid_engine_gathers_total"], found["superfluid_engine_gather_seconds_total"]
+    found = engine_counters(httpx.get(peer.base_url + "/metrics", timeout=30).text, peer.model)
+    return found.get("engine_gathers", 0.0), found.get("engine_gather_seconds", 0.0)
 
 
 async def run(servers: dict[str, peers.Peer], rounds: int) -> dict[tuple[str, int, str], list[dict[str, Any]]]:

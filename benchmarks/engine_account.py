@@ -66,7 +66,7 @@ LEVELS = (1, 8)
 BATCHES = (1, 2, 4, 8)
 
 
-def _engine(text: str, model: str) -> dict[str, float]:
+def engine_counters(text: str, model: str) -> dict[str, float]:
     """The engine's time counters and completion tokens of ``model`` from a /metrics page."""
     out: dict[str, float] = {}
     for family in text_string_to_metric_families(text):
@@ -82,18 +82,12 @@ def _engine(text: str, model: str) -> dict[str, float]:
 
 async def level(peer: peers.Peer, mode: str, concurrency: int, requests: int, tag: str) -> dict[str, Any]:
     payloads = [traffic.body(peer, mode, i, 96, f"[{tag} {i}]") for i in range(requests)]
-    gate = asyncio.Semaphore(concurrency)
-
-    async def gated(client: httpx.AsyncClient, payload: dict[str, Any]) -> traffic.Shot:
-        async with gate:
-            return await traffic.shot(client, payload)
-
     async with httpx.AsyncClient(base_url=peer.base_url, timeout=900) as client:
-        before = _engine((await client.get("/metrics")).text, peer.model)
+        before = engine_counters((await client.get("/metrics")).text, peer.model)
         start, client_cpu = time.perf_counter(), time.process_time()
-        shots = await asyncio.gather(*(gated(client, p) for p in payloads))
+        shots = await traffic.send(client, payloads, concurrency)
         wall, client_cpu = time.perf_counter() - start, time.process_time() - client_cpu
-        after = _engine((await client.get("/metrics")).text, peer.model)
+        after = engine_counters((await client.get("/metrics")).text, peer.model)
     moved = {key: after.get(key, 0.0) - before.get(key, 0.0) for key in after}
     return {"wall_s": wall, "tokens": moved["completion_tokens"], "client_cpu_s": client_cpu,
             "prompt_tokens": sum(s.prompt_tokens for s in shots) / len(shots),

@@ -114,25 +114,7 @@ async def shot(client: httpx.AsyncClient, payload: dict[str, Any]) -> Shot:
         try:
             async with client.stream("POST", "/v1/chat/completions", json=payload) as response:
                 answered = True
-                if response.status_code != 200:
-                    result.error = f"HTTP {response.status_code}: {(await response.aread())[:200]!r}"
-                    return result
-                async for line in response.aiter_lines():
-                    if not line.startswith("data: {"):
-                        continue
-                    frame = json.loads(line[6:])
-                    if frame.get("error"):
-                        result.error = str(frame["error"])[:200]
-                    for choice in frame.get("choices") or []:
-                        if (choice.get("delta") or {}).get("content"):
-                            now = time.perf_counter()
-                            if not result.stamps:
-                                result.ttft_s = now - start
-                            result.stamps.append(now)
-                    usage = frame.get("usage") or {}
-                    if usage:
-                        result.tokens = int(usage.get("completion_tokens") or 0)
-                        result.prompt_tokens = int(usage.get("prompt_tokens") or 0)
+                await _read(response, start, result)
             break
         except httpx.RemoteProtocolError as exc:
             if attempt == 1 and not answered:
@@ -147,6 +129,40 @@ async def shot(client: httpx.AsyncClient, payload: dict[str, Any]) -> Shot:
     return result
 
 
+async def _read(response: httpx.Response, start: float, result: Shot) -> None:
+    """A reply's status, or its stream's frames, into ``result``."""
+    if response.status_code != 200:
+        result.error = f"HTTP {response.status_code}: {(await response.aread())[:200]!r}"
+        return
+    async for line in response.aiter_lines():
+        if not line.startswith("data: {"):
+            continue
+        frame = json.loads(line[6:])
+        if frame.get("error"):
+            result.error = str(frame["error"])[:200]
+        for choice in frame.get("choices") or []:
+            if (choice.get("delta") or {}).get("content"):
+                now = time.perf_counter()
+                if not result.stamps:
+                    result.ttft_s = now - start
+                result.stamps.append(now)
+        usage = frame.get("usage") or {}
+        if usage:
+            result.tokens = int(usage.get("completion_tokens") or 0)
+            result.prompt_tokens = int(usage.get("prompt_tokens") or 0)
+
+
+async def send(client: httpx.AsyncClient, payloads: list[dict[str, Any]], concurrency: int) -> list[Shot]:
+    """Every payload as a ``shot``, ``concurrency`` at a time; the results in the payloads' order."""
+    gate = asyncio.Semaphore(concurrency)
+
+    async def gated(payload: dict[str, Any]) -> Shot:
+        async with gate:
+            return await shot(client, payload)
+
+    return list(await asyncio.gather(*(gated(p) for p in payloads)))
+
+
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(v for v in values if v == v)
     if not ordered:
@@ -158,17 +174,11 @@ async def level(peer: peers.Peer, mode: str, concurrency: int, max_tokens: int, 
     """``max(concurrency, len(KINDS))`` requests, ``concurrency`` at a time: below four streams a level still
     sends the whole mix (a story, code, a question, JSON), not one or two requests of it."""
     payloads = [body(peer, mode, i, max_tokens, f"[{tag} {i}]") for i in range(max(concurrency, len(KINDS)))]
-    gate = asyncio.Semaphore(concurrency)
-
-    async def gated(client: httpx.AsyncClient, payload: dict[str, Any]) -> Shot:
-        async with gate:
-            return await shot(client, payload)
-
     async with httpx.AsyncClient(base_url=peer.base_url, timeout=900) as client:
         cpu = cpu_seconds(peer.process.pid)
         client_cpu = time.process_time()
         start = time.perf_counter()
-        shots = await asyncio.gather(*(gated(client, p) for p in payloads))
+        shots = await send(client, payloads, concurrency)
         wall = time.perf_counter() - start
         cpu = cpu_seconds(peer.process.pid) - cpu
         client_cpu = time.process_time() - client_cpu

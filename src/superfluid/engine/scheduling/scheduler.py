@@ -45,10 +45,6 @@ SPEC_PAUSE_AFTER_MISS = 32
 """Decodes without drafting after a draft whose first token was already wrong."""
 """Drafting pays while the batch is mostly idle; with more lanes decoding, the batch is already full."""
 
-GATHER_S = 0.0
-"""The default longest wait of an idle engine's first decode for requests on their way (``_gather``, --gather-ms):
-none (docs/scheduling.md, "Bursts")."""
-
 Entry = tuple[Lane, int, bool, str]
 """One batch row: lane, token, wants logits, and kind: gen (a lane's next token), draft, or prompt."""
 
@@ -60,10 +56,11 @@ class Scheduler:
     """Owns the engine thread for one model. ``submit`` and ``cancel`` are safe from any thread."""
 
     def __init__(self, model: LlamaModel, *, name: str, grammar: GrammarTokenizer | None = None,
-                 spec_draft: int = 0, stats: EngineStats | None = None, gather_s: float = GATHER_S) -> None:
+                 spec_draft: int = 0, stats: EngineStats | None = None, gather_s: float = 0.0) -> None:
         self.model = model
         self.gather_s = gather_s
-        """The longest the first decode after idle waits for requests on their way (``_gather``); 0: never."""
+        """The longest the first decode after idle waits for requests on their way (``_gather``, --gather-ms);
+        0: never."""
         self.stats = stats if stats is not None else EngineStats()
         """Figures for /metrics, written by the engine thread only (see stats.py)."""
         self.spec_draft = spec_draft
