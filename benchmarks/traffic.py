@@ -25,7 +25,10 @@ CPU seconds per token is the figure a busy machine skews least; rates and latenc
 Run: ``python -m benchmarks.traffic [--quick] [--build] [--record]``. ``--quick`` (levels 1 and 8, 32 tokens, no
 batched-bench sweep) takes a few minutes; ``--build`` compiles llama-server, llama-bench and llama-batched-bench
 first (benchmarks/build_llama_server.sh); without them the ceiling is left out. ``--llama-server PATH`` and
-``--bin DIR`` take binaries of the same llama.cpp version built elsewhere. Never part of the test suite.
+``--bin DIR`` take binaries of the same llama.cpp version built elsewhere. superfluid starts first unless
+``--started-first llama-server`` (recorded as traffic-llama-server-first): on this VM the server started first sees
+slower first requests after the other's level, which a 1-stream level's p95 catches (benchmarks/start_order.py).
+Never part of the test suite.
 """
 
 from __future__ import annotations
@@ -198,13 +201,25 @@ async def level(peer: peers.Peer, mode: str, concurrency: int, max_tokens: int, 
     }
 
 
-def side_by_side(gguf: Path, threads: int, logs: Path, llama_server: Path) -> dict[str, peers.Peer]:
-    """superfluid and llama-server on the same model, threads and lanes (the module docstring's flags)."""
-    return {
-        "superfluid": peers.superfluid(DEFAULT_MODEL, threads=threads, lanes=LANES, window=WINDOW, logs=logs),
-        "llama-server": peers.llama_server(gguf, threads=threads, lanes=LANES, window=WINDOW, logs=logs,
-                                           binary=llama_server),
+def side_by_side(gguf: Path, threads: int, logs: Path, llama_server: Path,
+                 first: str = "superfluid") -> dict[str, peers.Peer]:
+    """superfluid and llama-server on the same model, threads and lanes (the module docstring's flags), the one
+    named ``first`` started first (benchmarks/start_order.py: on this VM the server started first sees slower first
+    requests after the other's level). The mapping lists superfluid first either way."""
+    starts = {
+        "superfluid": lambda: peers.superfluid(DEFAULT_MODEL, threads=threads, lanes=LANES, window=WINDOW, logs=logs),
+        "llama-server": lambda: peers.llama_server(gguf, threads=threads, lanes=LANES, window=WINDOW, logs=logs,
+                                                   binary=llama_server),
     }
+    started: dict[str, peers.Peer] = {}
+    try:
+        for name in sorted(starts, key=lambda n: n != first):
+            started[name] = starts[name]()
+    except BaseException:
+        for peer in started.values():
+            peer.stop()
+        raise
+    return {name: started[name] for name in starts}
 
 
 def long_prompt(tag: str, words: int = 1500) -> str:
@@ -336,6 +351,8 @@ def main() -> None:
                         help="a llama-server binary of the same llama.cpp version built elsewhere")
     parser.add_argument("--bin", type=Path, default=BIN, help="where llama-bench and llama-batched-bench are")
     parser.add_argument("--note", default="", help="a line for the record (e.g. what else ran on the machine)")
+    parser.add_argument("--started-first", choices=("superfluid", "llama-server"), default="superfluid",
+                        help="which server starts first (llama-server first records traffic-llama-server-first)")
     args = parser.parse_args()
     if args.build:
         subprocess.run(["bash", str(Path(__file__).with_name("build_llama_server.sh"))], check=True)
@@ -345,7 +362,7 @@ def main() -> None:
     logs = Path(f"/tmp/superfluid-traffic-{os.getpid()}")  # the servers' logs, kept for a look afterwards
     logs.mkdir(exist_ok=True)
     load_before = os.getloadavg()[0]
-    servers = side_by_side(gguf, args.threads, logs, args.llama_server)
+    servers = side_by_side(gguf, args.threads, logs, args.llama_server, args.started_first)
     try:
         results = asyncio.run(run(servers, levels, max_tokens, 1 if args.quick else 6))
     finally:
@@ -356,11 +373,13 @@ def main() -> None:
               f"model {gguf.name}; {max_tokens} tokens/stream (JSON replies end with their object); {LANES} lanes x "
               f"{WINDOW} window; flash attention {peers.flash_attn()} on every side (superfluid's --flash-attn auto "
               f"here); load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after"
+              + f"; {args.started_first} started first"
               + ("; quick" if args.quick else "") + (f"\nnote: {args.note}" if args.note else ""))
     text = report(results, levels, header, ceiling)
     print(text)
     if args.record:
-        print(record("traffic-quick" if args.quick else "traffic",
+        name = "traffic-quick" if args.quick else "traffic"
+        print(record(name if args.started_first == "superfluid" else f"{name}-llama-server-first",
                      text + "\n" + json.dumps({"results": results, "ceiling": ceiling}, indent=1)))
 
 
