@@ -1,14 +1,15 @@
 """Which server was started first, and the first request of a level: the traffic benchmark's single-stream levels
 on two servers that take turns, for each order of starting them.
 
-The traffic benchmark starts superfluid, then llama-server, and runs their levels back to back, alternating who
-goes first. At one stream a level's p95 is the slowest of four requests, which is usually the level's first: the
-first request after the other server had the machine. This runs the traffic benchmark's 1-stream levels (its
-mix, 96 tokens, greedy and sampled, the same flags, the same alternation) on pairs of servers started in each
-order (superfluid then llama-server, llama-server then superfluid, and two of the same kind as controls), and
-reports, for each server of a pair, the time to first token of each level's first request and of the others, and
-the median over levels of each level's slowest request (what the traffic benchmark reports as a 1-stream level's
-p95).
+At one stream the traffic benchmark's p95 was the slowest of a level's four requests (twelve since), and that was
+often the level's first: the first request after the other server had the machine. This runs such levels (the
+traffic mix once, 96 tokens, greedy and sampled, the same flags) on pairs of servers started in each order
+(superfluid then llama-server, llama-server then superfluid, and two of the same kind as controls). Each pair gets a
+warm-up level per server, then rounds of a greedy and a sampled level per server, back to back, the first-started
+server taking the first turn in even rounds and the second turn in odd ones. Reported for each server of a pair: the
+time to first token of the levels' first requests and of the others, the median over levels of each level's slowest
+request (a four-request level's p95), requests sent again after the server dropped the connection (their time counts
+from the first try), failed requests, and every request's time.
 
 Run: ``python -m benchmarks.start_order [--rounds 6] [--record]``. About five minutes. Never part of the test
 suite.
@@ -23,6 +24,7 @@ import platform
 import statistics
 import time
 from pathlib import Path
+from typing import Any
 
 from benchmarks import peers, traffic
 from benchmarks.recording import record
@@ -33,9 +35,9 @@ PAIRS = (("superfluid", "llama-server"), ("llama-server", "superfluid"), ("llama
          ("superfluid", "superfluid"))
 
 
-def start(kind: str, position: int, threads: int, logs: Path) -> peers.Peer:
+def start(kind: str, position: int, pair_no: int, threads: int, logs: Path) -> peers.Peer:
     name = f"{kind} ({'first' if position == 0 else 'second'})"
-    log_name = f"{kind}-{position}"
+    log_name = f"{pair_no}-{kind}-{position}"
     if kind == "superfluid":
         peer = peers.superfluid(DEFAULT_MODEL, threads=threads, lanes=traffic.LANES, window=traffic.WINDOW,
                                 logs=logs, name=log_name)
@@ -46,36 +48,41 @@ def start(kind: str, position: int, threads: int, logs: Path) -> peers.Peer:
     return peer
 
 
-async def turns(servers: list[peers.Peer], rounds: int) -> dict[str, list[list[float]]]:
-    """The traffic benchmark's schedule for its 1-stream levels: a warm-up each, then per round a greedy and a
-    sampled level on each server, back to back, the order reversed every other round."""
+async def turns(servers: list[peers.Peer], rounds: int) -> dict[str, list[dict[str, Any]]]:
+    """A warm-up level each, then per round a greedy and a sampled 1-stream level on each server, back to back,
+    the order reversed every other round."""
     for peer in servers:
         await traffic.level(peer, "greedy", 2, 8, "warm-up")
-    levels: dict[str, list[list[float]]] = {peer.name: [] for peer in servers}
+    levels: dict[str, list[dict[str, Any]]] = {peer.name: [] for peer in servers}
     for round_no in range(rounds):
         for mode in ("greedy", "sampled"):
             for peer in servers if round_no % 2 == 0 else list(reversed(servers)):
-                got = await traffic.level(peer, mode, 1, TOKENS, f"[r{round_no} {mode} c1]")
-                levels[peer.name].append(got["ttfts_ms"])
+                levels[peer.name].append(await traffic.level(peer, mode, 1, TOKENS, f"[r{round_no} {mode} c1]"))
     return levels
 
 
-def report(pairs: list[dict[str, list[list[float]]]], header: str) -> str:
+def _answered(values: list[float]) -> list[float]:
+    return [v for v in values if v == v]  # a failed request's time is NaN
+
+
+def report(pairs: list[dict[str, list[dict[str, Any]]]], header: str) -> str:
     lines = [header, f"{'pair (in the order started)':<36}{'server':<26}{'levels':>7}{'first: median':>15}"
-                     f"{'max':>6}{'others: median':>16}{'p95':>6}{'slowest: median':>17}"]
+                     f"{'max':>6}{'others: median':>16}{'p95':>6}{'slowest: median':>17}{'resent':>8}{'failed':>8}"]
     for levels in pairs:
         title = " then ".join(name.split(" (")[0] for name in levels)
         for name, runs in levels.items():
-            firsts = [r[0] for r in runs]
-            others = [t for r in runs for t in r[1:]]
+            firsts = _answered([r["ttfts_ms"][0] for r in runs])
+            others = _answered([t for r in runs for t in r["ttfts_ms"][1:]])
+            slowest = [max(answered) for r in runs if (answered := _answered(r["ttfts_ms"]))]
             lines.append(f"{title:<36}{name:<26}{len(runs):>7}{statistics.median(firsts):>15.0f}"
                          f"{max(firsts):>6.0f}{statistics.median(others):>16.0f}{traffic._pct(others, 0.95):>6.0f}"
-                         f"{statistics.median(max(r) for r in runs):>17.0f}")
+                         f"{statistics.median(slowest):>17.0f}{sum(r['retried'] for r in runs):>8}"
+                         f"{sum(len(r['errors']) for r in runs):>8}")
     lines.append("times to first token (ms), each level's requests in the order sent:")
     for levels in pairs:
         for name, runs in levels.items():
             lines.append(f"  {' then '.join(n.split(' (')[0] for n in levels)}, {name}: "
-                         + " | ".join(" ".join(f"{t:.0f}" for t in r) for r in runs))
+                         + " | ".join(" ".join(f"{t:.0f}" for t in r["ttfts_ms"]) for r in runs))
     return "\n".join(lines)
 
 
@@ -88,12 +95,12 @@ def main() -> None:
     logs = Path(f"/tmp/superfluid-start-order-{os.getpid()}")
     logs.mkdir(exist_ok=True)
     began = time.monotonic()
-    pairs: list[dict[str, list[list[float]]]] = []
-    for kinds in PAIRS:
+    pairs: list[dict[str, list[dict[str, Any]]]] = []
+    for pair_no, kinds in enumerate(PAIRS):
         servers: list[peers.Peer] = []
         try:
             for position, kind in enumerate(kinds):
-                servers.append(start(kind, position, args.threads, logs))
+                servers.append(start(kind, position, pair_no, args.threads, logs))
             pairs.append(asyncio.run(turns(servers, args.rounds)))
         finally:
             for peer in servers:

@@ -10,7 +10,8 @@ for the JSON requests, which end when the schema's object closes. Both servers r
 by level, so drift on the machine hits both alike. Reported per server, traffic kind and concurrency:
 
 * aggregate tok/s (all completion tokens over the level's wall time) and the median per-stream tok/s; each level
-  sends at least four requests, one of each prompt kind, ``streams`` at a time;
+  sends one request per stream from 8 streams up and twelve below (the mix three times over), ``streams`` at a
+  time;
 * p50 and p95 time to first token (queueing included); a request the server drops unanswered is sent again once
   (its time counts from the first try) and the report lists such retries;
 * CPU seconds per generated token of the server process (all its threads, from /proc), and its RSS; and of this
@@ -25,10 +26,11 @@ CPU seconds per token is the figure a busy machine skews least; rates and latenc
 Run: ``python -m benchmarks.traffic [--quick] [--build] [--record]``. ``--quick`` (levels 1 and 8, 32 tokens, no
 batched-bench sweep) takes a few minutes; ``--build`` compiles llama-server, llama-bench and llama-batched-bench
 first (benchmarks/build_llama_server.sh); without them the ceiling is left out. ``--llama-server PATH`` and
-``--bin DIR`` take binaries of the same llama.cpp version built elsewhere. superfluid starts first unless
-``--started-first llama-server`` (recorded as traffic-llama-server-first): on this VM the server started first sees
-slower first requests after the other's level, which a 1-stream level's p95 catches (benchmarks/start_order.py).
-Never part of the test suite.
+``--bin DIR`` take binaries of the same llama.cpp version built elsewhere. superfluid's process starts first
+unless ``--started-first llama-server`` (recorded as traffic-llama-server-first, or traffic-quick-llama-server-first
+with ``--quick``); that changes only the order the processes start in, not who takes the first turn at a level. On
+this VM the process started first has at times seen slower first requests after the other's level
+(benchmarks/start_order.py). Never part of the test suite.
 """
 
 from __future__ import annotations
@@ -173,10 +175,18 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def level(peer: peers.Peer, mode: str, concurrency: int, max_tokens: int, tag: str) -> dict[str, Any]:
-    """``max(concurrency, len(KINDS))`` requests, ``concurrency`` at a time: below four streams a level still
-    sends the whole mix (a story, code, a question, JSON), not one or two requests of it."""
-    payloads = [body(peer, mode, i, max_tokens, f"[{tag} {i}]") for i in range(max(concurrency, len(KINDS)))]
+def requests_at(concurrency: int) -> int:
+    """How many requests the traffic benchmark's level sends: one per stream from 8 streams up, and below that
+    the mix three times over, so that the level's p95 is not just its slowest of four requests."""
+    return concurrency if concurrency >= LANES else max(concurrency, 3 * len(KINDS))
+
+
+async def level(peer: peers.Peer, mode: str, concurrency: int, max_tokens: int, tag: str,
+                requests: int | None = None) -> dict[str, Any]:
+    """``requests`` requests (default ``max(concurrency, len(KINDS))``), ``concurrency`` at a time: below four
+    streams a level still sends the whole mix (a story, code, a question, JSON), not one or two requests of it."""
+    count = requests or max(concurrency, len(KINDS))
+    payloads = [body(peer, mode, i, max_tokens, f"[{tag} {i}]") for i in range(count)]
     async with httpx.AsyncClient(base_url=peer.base_url, timeout=900) as client:
         cpu = cpu_seconds(peer.process.pid)
         client_cpu = time.process_time()
@@ -204,8 +214,7 @@ async def level(peer: peers.Peer, mode: str, concurrency: int, max_tokens: int, 
 def side_by_side(gguf: Path, threads: int, logs: Path, llama_server: Path,
                  first: str = "superfluid") -> dict[str, peers.Peer]:
     """superfluid and llama-server on the same model, threads and lanes (the module docstring's flags), the one
-    named ``first`` started first (benchmarks/start_order.py: on this VM the server started first sees slower first
-    requests after the other's level). The mapping lists superfluid first either way."""
+    named ``first`` started first (benchmarks/start_order.py). The mapping lists superfluid first either way."""
     starts = {
         "superfluid": lambda: peers.superfluid(DEFAULT_MODEL, threads=threads, lanes=LANES, window=WINDOW, logs=logs),
         "llama-server": lambda: peers.llama_server(gguf, threads=threads, lanes=LANES, window=WINDOW, logs=logs,
@@ -280,13 +289,14 @@ async def run(servers: dict[str, peers.Peer], levels: list[int], max_tokens: int
     results: dict[str, Any] = {name: {} for name in servers}
     for peer in servers.values():  # warm up: first requests load pages, build caches
         await level(peer, "greedy", 2, 8, "warm-up")
-    turn = 0
-    for mode in ("greedy", "sampled"):
-        for concurrency in levels:
-            names = list(servers) if turn % 2 == 0 else list(reversed(servers))  # alternate who goes first
-            turn += 1
+    for mode_no, mode in enumerate(("greedy", "sampled")):
+        for level_no, concurrency in enumerate(levels):
+            # who goes first alternates from level to level, and each concurrency gets the other order in the
+            # other traffic (a turn counter over all levels gave superfluid the first turn at 1 stream in both)
+            names = list(servers) if (mode_no + level_no) % 2 == 0 else list(reversed(servers))
             for name in names:
-                got = await level(servers[name], mode, concurrency, max_tokens, f"{mode} c{concurrency}")
+                got = await level(servers[name], mode, concurrency, max_tokens, f"{mode} c{concurrency}",
+                                  requests_at(concurrency))
                 results[name][f"{mode} c{concurrency}"] = got
                 print(f"{name} {mode} c{concurrency}: " + ", ".join(  # progress, for a run cut short
                     f"{k} {v:.1f}" for k, v in got.items() if isinstance(v, float)), flush=True)
@@ -352,7 +362,8 @@ def main() -> None:
     parser.add_argument("--bin", type=Path, default=BIN, help="where llama-bench and llama-batched-bench are")
     parser.add_argument("--note", default="", help="a line for the record (e.g. what else ran on the machine)")
     parser.add_argument("--started-first", choices=("superfluid", "llama-server"), default="superfluid",
-                        help="which server starts first (llama-server first records traffic-llama-server-first)")
+                        help="which server's process starts first (not who goes first at a level); "
+                             "llama-server records as traffic[-quick]-llama-server-first")
     args = parser.parse_args()
     if args.build:
         subprocess.run(["bash", str(Path(__file__).with_name("build_llama_server.sh"))], check=True)
