@@ -1,14 +1,15 @@
 """Time to first token at 1, 2 and 4 streams, where a level's p95 is the slowest of a few requests: superfluid with
 and without a burst wait (``--gather-ms``, docs/scheduling.md "Bursts") beside llama-server, over many rounds.
 
-The traffic benchmark sends four requests per level below four streams, so its p95 there is the slowest of four, and
-at 2 and 4 streams that is a request of the level's opening burst. This runs those levels of the traffic benchmark
-(its mix, 96 tokens, greedy and sampled, the same server flags) ``--rounds`` times on three servers at once:
-superfluid as it ships (no burst wait), superfluid with ``--gather-ms 20``, and llama-server, taking turns level by
-level with the order rotating between rounds, and a pause before each level (a level usually opens on a server that
-has just sat idle while the others ran). Reported per server and level: p50 and p95 over every request of every
-round (``rounds`` x 4 of them), the median of the rounds' own p95s, and the ratios to llama-server; how often the
-waiting server's engine waited for a burst and for how long (its /metrics counters); and every request's time.
+The traffic benchmark sent four requests per level up to four streams (since session 28, twelve below eight), so its
+p95 there was the slowest of four, and at 2 and 4 streams that was a request of the level's opening burst. This runs
+those levels of the traffic benchmark (its mix once, 96 tokens, greedy and sampled, the same server flags)
+``--rounds`` times on three servers at once: superfluid as it ships (no burst wait), superfluid with ``--gather-ms
+20``, and llama-server, taking turns level by level with the order rotating between rounds, and a pause before each
+level (a level usually opens on a server that has just sat idle while the others ran). Reported per server and
+level: p50 and p95 over every request of every round (``rounds`` x 4 of them), the median of the rounds' own p95s,
+and the ratios to llama-server; how often the waiting server's engine waited for a burst and for how long (its
+/metrics counters); and every request's time.
 
 Run: ``python -m benchmarks.bursts [--rounds 6] [--record]``. About eight minutes. Never part of the test suite.
 """

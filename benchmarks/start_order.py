@@ -1,15 +1,17 @@
-"""Which server was started first, and the first request of a level: the traffic benchmark's single-stream levels
-on two servers that take turns, for each order of starting them.
+"""Which server was started first, and the first request of a level: 1-stream levels of the traffic mix on two
+servers that take turns, for each order of starting them.
 
-At one stream the traffic benchmark's p95 was the slowest of a level's four requests (twelve since), and that was
-often the level's first: the first request after the other server had the machine. This runs such levels (the
-traffic mix once, 96 tokens, greedy and sampled, the same flags) on pairs of servers started in each order
-(superfluid then llama-server, llama-server then superfluid, and two of the same kind as controls). Each pair gets a
-warm-up level per server, then rounds of a greedy and a sampled level per server, back to back, the first-started
-server taking the first turn in even rounds and the second turn in odd ones. Reported for each server of a pair: the
-time to first token of the levels' first requests and of the others, the median over levels of each level's slowest
-request (a four-request level's p95), requests sent again after the server dropped the connection (their time counts
-from the first try), failed requests, and every request's time.
+At one stream the traffic benchmark's p95 was the slowest of a level's four requests (since session 28 levels below
+8 streams send twelve, and the p95 is the second slowest), and that was often the level's first: the first request
+after the other server had the machine. This runs such levels (the traffic mix once, four requests, 96 tokens,
+greedy and sampled, the same flags) on pairs of servers started in each order (superfluid then llama-server,
+llama-server then superfluid, and two of the same kind as controls). Each pair gets a warm-up level per server, then
+rounds of a greedy and a sampled level per server, back to back, the first-started server taking the first turn in
+even rounds and the second turn in odd ones; so a round's first level follows the same server's last level of the
+round before in rounds 1 to 5 (2 of 12 levels for the server started first, 3 of 12 for the second with six rounds).
+Reported for each server of a pair: the time to first token of the levels' first requests and of the others, the
+median over levels of each level's slowest request (a four-request level's p95), requests sent again after the
+server dropped the connection (their time counts from the first try), failed requests, and every request's time.
 
 Run: ``python -m benchmarks.start_order [--rounds 6] [--record]``. About five minutes. Never part of the test
 suite.
@@ -65,6 +67,10 @@ def _answered(values: list[float]) -> list[float]:
     return [v for v in values if v == v]  # a failed request's time is NaN
 
 
+def _median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
 def report(pairs: list[dict[str, list[dict[str, Any]]]], header: str) -> str:
     lines = [header, f"{'pair (in the order started)':<36}{'server':<26}{'levels':>7}{'first: median':>15}"
                      f"{'max':>6}{'others: median':>16}{'p95':>6}{'slowest: median':>17}{'resent':>8}{'failed':>8}"]
@@ -74,10 +80,10 @@ def report(pairs: list[dict[str, list[dict[str, Any]]]], header: str) -> str:
             firsts = _answered([r["ttfts_ms"][0] for r in runs])
             others = _answered([t for r in runs for t in r["ttfts_ms"][1:]])
             slowest = [max(answered) for r in runs if (answered := _answered(r["ttfts_ms"]))]
-            lines.append(f"{title:<36}{name:<26}{len(runs):>7}{statistics.median(firsts):>15.0f}"
-                         f"{max(firsts):>6.0f}{statistics.median(others):>16.0f}{traffic._pct(others, 0.95):>6.0f}"
-                         f"{statistics.median(slowest):>17.0f}{sum(r['retried'] for r in runs):>8}"
-                         f"{sum(len(r['errors']) for r in runs):>8}")
+            lines.append(f"{title:<36}{name:<26}{len(runs):>7}{_median(firsts):>15.0f}"
+                         f"{max(firsts, default=float('nan')):>6.0f}{_median(others):>16.0f}"
+                         f"{traffic._pct(others, 0.95):>6.0f}{_median(slowest):>17.0f}"
+                         f"{sum(r['retried'] for r in runs):>8}{sum(len(r['errors']) for r in runs):>8}")
     lines.append("times to first token (ms), each level's requests in the order sent:")
     for levels in pairs:
         for name, runs in levels.items():

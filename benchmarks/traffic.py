@@ -185,7 +185,7 @@ async def level(peer: peers.Peer, mode: str, concurrency: int, max_tokens: int, 
                 requests: int | None = None) -> dict[str, Any]:
     """``requests`` requests (default ``max(concurrency, len(KINDS))``), ``concurrency`` at a time: below four
     streams a level still sends the whole mix (a story, code, a question, JSON), not one or two requests of it."""
-    count = requests or max(concurrency, len(KINDS))
+    count = requests if requests is not None else max(concurrency, len(KINDS))
     payloads = [body(peer, mode, i, max_tokens, f"[{tag} {i}]") for i in range(count)]
     async with httpx.AsyncClient(base_url=peer.base_url, timeout=900) as client:
         cpu = cpu_seconds(peer.process.pid)
