@@ -30,7 +30,6 @@ import httpx
 from benchmarks import peers, traffic
 from benchmarks.engine_account import engine_counters
 from benchmarks.recording import record
-from superfluid.engine.models.model_sources import DEFAULT_MODEL, resolve
 
 LEVELS = (1, 2, 4)
 PAUSE_S = 2.0
@@ -107,13 +106,10 @@ def main() -> None:
     logs.mkdir(exist_ok=True)
     servers: dict[str, peers.Peer] = {}
     try:
-        servers[SERVERS[0]] = peers.superfluid(DEFAULT_MODEL, threads=args.threads, lanes=traffic.LANES,
-                                               window=traffic.WINDOW, logs=logs)
-        servers[SERVERS[1]] = peers.superfluid(DEFAULT_MODEL, threads=args.threads, lanes=traffic.LANES,
-                                               window=traffic.WINDOW, logs=logs, name="superfluid-gather",
-                                               flags=("--gather-ms", "20"))
-        servers[SERVERS[2]] = peers.llama_server(resolve(DEFAULT_MODEL).locate(), threads=args.threads,
-                                                 lanes=traffic.LANES, window=traffic.WINDOW, logs=logs)
+        servers[SERVERS[0]] = traffic.start_peer("superfluid", args.threads, logs)
+        servers[SERVERS[1]] = traffic.start_peer("superfluid", args.threads, logs, name="superfluid-gather",
+                                                 flags=("--gather-ms", "20"))
+        servers[SERVERS[2]] = traffic.start_peer("llama-server", args.threads, logs)
         started = time.monotonic()
         results = asyncio.run(run(servers, args.rounds))
         gathers = gather_counters(servers[SERVERS[1]])

@@ -250,8 +250,7 @@ def main() -> None:
     gguf = resolve(DEFAULT_MODEL).locate()
     logs = Path(f"/tmp/superfluid-account-{os.getpid()}")
     logs.mkdir(exist_ok=True)
-    peer = peers.superfluid(DEFAULT_MODEL, threads=args.threads, lanes=traffic.LANES, window=traffic.WINDOW,
-                            logs=logs)
+    peer = traffic.start_peer("superfluid", args.threads, logs)
     try:  # the tools run while the server idles (its engine thread ends when it has no work)
         prompt = asyncio.run(prompt_tokens(peer))
         runs = [measure_tools(args.bin, gguf, args.threads, prompt)]

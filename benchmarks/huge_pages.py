@@ -26,7 +26,6 @@ from typing import Any
 
 from benchmarks import peers, traffic
 from benchmarks.recording import record
-from superfluid.engine.models.model_sources import DEFAULT_MODEL
 
 LEVELS = (1, 8)
 TUNABLE = "glibc.malloc.hugetlb=1"
@@ -87,8 +86,7 @@ def main() -> None:
     servers: dict[str, peers.Peer] = {}
     try:
         for name, env in (("huge", {"GLIBC_TUNABLES": tunables}), ("plain", None)):
-            servers[name] = peers.superfluid(DEFAULT_MODEL, threads=args.threads, lanes=traffic.LANES,
-                                             window=traffic.WINDOW, logs=logs, name=f"superfluid-{name}", env=env)
+            servers[name] = traffic.start_peer("superfluid", args.threads, logs, name=f"superfluid-{name}", env=env)
         results = asyncio.run(run(servers, args.rounds))
     finally:
         for peer in servers.values():

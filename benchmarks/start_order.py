@@ -30,7 +30,6 @@ from typing import Any
 
 from benchmarks import peers, traffic
 from benchmarks.recording import record
-from superfluid.engine.models.model_sources import DEFAULT_MODEL, resolve
 
 TOKENS = 96  # the traffic benchmark's default
 PAIRS = (("superfluid", "llama-server"), ("llama-server", "superfluid"), ("llama-server", "llama-server"),
@@ -39,13 +38,7 @@ PAIRS = (("superfluid", "llama-server"), ("llama-server", "superfluid"), ("llama
 
 def start(kind: str, position: int, pair_no: int, threads: int, logs: Path) -> peers.Peer:
     name = f"{kind} ({'first' if position == 0 else 'second'})"
-    log_name = f"{pair_no}-{kind}-{position}"
-    if kind == "superfluid":
-        peer = peers.superfluid(DEFAULT_MODEL, threads=threads, lanes=traffic.LANES, window=traffic.WINDOW,
-                                logs=logs, name=log_name)
-    else:
-        peer = peers.llama_server(resolve(DEFAULT_MODEL).locate(), threads=threads, lanes=traffic.LANES,
-                                  window=traffic.WINDOW, logs=logs, name=log_name)
+    peer = traffic.start_peer(kind, threads, logs, name=f"{pair_no}-{kind}-{position}")
     peer.name = name
     return peer
 

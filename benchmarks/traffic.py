@@ -178,7 +178,7 @@ def _pct(values: list[float], q: float) -> float:
 def requests_at(concurrency: int) -> int:
     """How many requests the traffic benchmark's level sends: one per stream from 8 streams up, and below that
     the mix three times over, so that the level's p95 is not just its slowest of four requests."""
-    return concurrency if concurrency >= LANES else max(concurrency, 3 * len(KINDS))
+    return concurrency if concurrency >= LANES else 3 * len(KINDS)
 
 
 async def level(peer: peers.Peer, mode: str, concurrency: int, max_tokens: int, tag: str,
@@ -211,24 +211,31 @@ async def level(peer: peers.Peer, mode: str, concurrency: int, max_tokens: int, 
     }
 
 
-def side_by_side(gguf: Path, threads: int, logs: Path, llama_server: Path,
-                 first: str = "superfluid") -> dict[str, peers.Peer]:
-    """superfluid and llama-server on the same model, threads and lanes (the module docstring's flags), the one
-    named ``first`` started first (benchmarks/start_order.py). The mapping lists superfluid first either way."""
-    starts = {
-        "superfluid": lambda: peers.superfluid(DEFAULT_MODEL, threads=threads, lanes=LANES, window=WINDOW, logs=logs),
-        "llama-server": lambda: peers.llama_server(gguf, threads=threads, lanes=LANES, window=WINDOW, logs=logs,
-                                                   binary=llama_server),
-    }
+def start_peer(kind: str, threads: int, logs: Path, *, name: str | None = None,
+               llama_server: Path = peers.LLAMA_SERVER, flags: tuple[str, ...] = (),
+               env: dict[str, str] | None = None) -> peers.Peer:
+    """``kind`` ("superfluid" or "llama-server") on the bundled model with this benchmark's lanes and window (the
+    module docstring's flags), its log named ``name`` (default: ``kind``); ``flags`` and ``env`` are superfluid's."""
+    if kind == "superfluid":
+        return peers.superfluid(DEFAULT_MODEL, threads=threads, lanes=LANES, window=WINDOW, logs=logs,
+                                name=name or kind, flags=flags, env=env)
+    return peers.llama_server(resolve(DEFAULT_MODEL).locate(), threads=threads, lanes=LANES, window=WINDOW,
+                              logs=logs, binary=llama_server, name=name or kind)
+
+
+def side_by_side(threads: int, logs: Path, llama_server: Path, first: str = "superfluid") -> dict[str, peers.Peer]:
+    """superfluid and llama-server (``start_peer``), the one named ``first`` started first
+    (benchmarks/start_order.py). The mapping lists superfluid first either way."""
+    kinds = ("superfluid", "llama-server")
     started: dict[str, peers.Peer] = {}
     try:
-        for name in sorted(starts, key=lambda n: n != first):
-            started[name] = starts[name]()
+        for kind in sorted(kinds, key=lambda k: k != first):
+            started[kind] = start_peer(kind, threads, logs, llama_server=llama_server)
     except BaseException:
         for peer in started.values():
             peer.stop()
         raise
-    return {name: started[name] for name in starts}
+    return {kind: started[kind] for kind in kinds}
 
 
 def long_prompt(tag: str, words: int = 1500) -> str:
@@ -373,7 +380,7 @@ def main() -> None:
     logs = Path(f"/tmp/superfluid-traffic-{os.getpid()}")  # the servers' logs, kept for a look afterwards
     logs.mkdir(exist_ok=True)
     load_before = os.getloadavg()[0]
-    servers = side_by_side(gguf, args.threads, logs, args.llama_server, args.started_first)
+    servers = side_by_side(args.threads, logs, args.llama_server, args.started_first)
     try:
         results = asyncio.run(run(servers, levels, max_tokens, 1 if args.quick else 6))
     finally:

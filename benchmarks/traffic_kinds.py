@@ -73,7 +73,7 @@ def main() -> None:
     gguf = resolve(DEFAULT_MODEL).locate()
     logs = Path(f"/tmp/superfluid-kinds-{os.getpid()}")
     logs.mkdir(exist_ok=True)
-    servers = traffic.side_by_side(gguf, args.threads, logs, args.llama_server)
+    servers = traffic.side_by_side(args.threads, logs, args.llama_server)
     try:
         rates = asyncio.run(run(servers, args.rounds, args.tokens))
     finally:
