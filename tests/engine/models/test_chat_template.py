@@ -149,19 +149,61 @@ def test_raise_exception_template_renders_when_the_rule_holds() -> None:
 
 
 def test_render_failure_is_a_400_not_a_crash() -> None:
-    template = _inline("{{ messages[0].content.nope.deeper }}")
+    template = _inline("{% for tool in messages[0].tools %}{{ tool }}{% endfor %}")
     with pytest.raises(TemplateError) as caught:
-        template.render([{"role": "user", "content": "x"}])
+        template.render([{"role": "user", "content": "x", "tools": None}])  # None is not iterable: a TypeError
     assert caught.value.status == 400
     assert caught.value.param == "messages"
+    assert "TypeError" in caught.value.message
 
 
-def test_the_sandbox_refuses_to_mutate_the_conversation() -> None:
-    template = _inline("{{ messages.append({'role': 'user'}) }}")
+def test_undefined_values_chain_and_join_strings_as_llama_cpp_has_them() -> None:
+    template = _inline("{{ messages[0].content.nope.deeper }}|{{ '): ' + messages[0].description }}")
+    assert template.render([{"role": "user", "content": "x"}]).text == "|): "
+
+
+def test_a_template_may_change_its_own_copies_but_never_the_request() -> None:
+    template = _inline("{% set _ = messages.append({'role': 'user', 'content': 'added'}) %}"
+                       "{% for m in messages %}{{ m.content }};{% endfor %}")
     messages = [{"role": "user", "content": "x"}]
-    with pytest.raises(TemplateError):
-        template.render(messages)
+    assert template.render(messages).text == "x;added;"
     assert messages == [{"role": "user", "content": "x"}]
+
+
+def test_the_sandbox_still_refuses_python_internals() -> None:
+    assert _inline("{{ messages.__class__ }}").render([{"role": "user", "content": "x"}]).text == ""
+    with pytest.raises(TemplateError):
+        _inline("{{ ''.__class__.__mro__[1].__subclasses__() }}").render([{"role": "user", "content": "x"}])
+
+
+def test_generation_blocks_render_their_body() -> None:
+    template = _inline("{% for m in messages %}{% generation %}[{{ m.content }}]{% endgeneration %}{% endfor %}")
+    assert template.render([{"role": "user", "content": "x"}]).text == "[x]"
+
+
+def test_from_json_and_tojson_over_a_generator() -> None:
+    template = _inline("{{ ('{\"a\": 1}' | from_json).a }} {{ messages | map(attribute='role') | tojson }}")
+    assert template.render([{"role": "user", "content": "x"}]).text == '1 ["user"]'
+
+
+def test_tools_are_none_without_tools_unless_only_undefined_renders() -> None:
+    guarded = _inline("{% if tools is not none %}TOOLS{% endif %}{{ messages[0].content }}")
+    assert guarded.render([{"role": "user", "content": "x"}]).text == "x"
+    unguarded = _inline("{% for tool in tools %}{{ tool }}{% endfor %}{{ messages[0].content }}")
+    assert unguarded.render([{"role": "user", "content": "x"}]).text == "x"
+
+
+def test_a_template_without_a_system_role_gets_the_system_text_in_the_first_user_turn() -> None:
+    template = _inline("{% for m in messages %}{% if m.role == 'system' %}{{ raise_exception('no system') }}"
+                       "{% endif %}<{{ m.role }}>{{ m.content }}{% endfor %}")
+    assert template.caps.system_role is False
+    text = template.render([{"role": "system", "content": "S"}, {"role": "user", "content": "U"}]).text
+    assert text == "<user>S\nU"
+
+
+def test_developer_messages_are_system_messages() -> None:
+    text = _builtin("chatml").render([{"role": "developer", "content": "D"}, {"role": "user", "content": "U"}]).text
+    assert text.startswith("<|im_start|>system\nD<|im_end|>")
 
 
 def test_loop_controls_are_available() -> None:

@@ -102,19 +102,21 @@ def plan_output(messages: tuple[ChatMessage, ...], template: ChatTemplate, *, to
         raise UnsupportedParameter(f"'{constraint.param}' cannot be combined with tools", param=constraint.param)
     grammar = compile_constraint(constraint) if constraint is not None else None
     fmt = tool_format(template.source, template.supports_tools)
+    # Earlier calls and results belong in the prompt in the form this template can show: its own, where it
+    # renders an assistant turn's calls, else written out as the generic format's JSON.
+    native = fmt != "generic" or template.caps.tool_calls
+    history = _native_history(messages, fmt) if native else _generic_history(messages)
     if tools is None or not tools.active:
-        # Earlier calls and results still belong in the prompt, in the form this template can show.
-        history = _generic_history(messages) if fmt == "generic" else _native_history(messages, fmt)
         return OutputPlan(messages=history, grammar=grammar)
     control = control or {}
     calls = call_grammar(fmt, tools, control)
     compiled = compile_constraint(calls.constraint)
     if fmt == "generic":
-        history = _with_system(_generic_history(messages), generic_system_prompt(tools))
+        history = _with_system(history, generic_system_prompt(tools))
         return OutputPlan(messages=history, grammar=compiled, reader="generic")
     lazy = LazyGrammar(calls.trigger, compiled, at_start=calls.at_start) if calls.trigger is not None else None
     return OutputPlan(
-        messages=_native_history(messages, fmt),
+        messages=history,
         template_tools=[t.as_template_tool() for t in tools.callable_tools()],
         grammar=None if lazy else compiled,
         lazy=lazy,

@@ -1,24 +1,35 @@
 """Chat templates: the model's own Jinja template (or a built-in one) rendered in a sandbox.
 
-Templates get the variables real GGUF templates use: ``messages``, ``tools``, ``add_generation_prompt``,
-``bos_token``, ``eos_token``, ``raise_exception`` and ``strftime_now``, plus any request template
-variables (``enable_thinking``, ``reasoning_effort``, ...). Which variables a template reads is found by
-parsing it, so a request variable the template never reads can be refused with a clear 400.
+The contract every template is held to (``tests/engine/models/test_published_templates.py`` renders each of
+llama.cpp's published templates through it):
+
+* Variables as Hugging Face's renderer and llama.cpp give them: ``messages``, ``add_generation_prompt``,
+  ``bos_token``, ``eos_token``, ``tools`` (None when the request has none, as both pass it, or left undefined
+  for a template that only renders so: Hermes' ``{% for tool in tools %}``), ``date_string`` and
+  ``datetime`` (today, as llama.cpp sets them), ``functions`` (the tools as JSON, for templates that read
+  that instead), plus request template variables (``enable_thinking``, ``reasoning_effort``, ...). Which
+  variables a template reads is found by parsing it, so a request variable the template never reads can be
+  refused with a clear 400.
+* The environment of :mod:`.template_env` (``generation`` blocks, ``raise_exception``, ``strftime_now``,
+  ``tojson``/``from_json``, mutable lists), and the message rewrites of :mod:`.template_caps` for what the
+  template cannot show (system folded into the first user turn, arguments in the form it reads, tool results as
+  user turns).
+* A template's own ``raise_exception`` is a 400 quoting it, and so is any other failure while rendering: no
+  template makes a 5xx. A template that does not compile is a :class:`TemplateCompileError` naming its line.
 """
 
 from __future__ import annotations
 
-import datetime
 import json
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, NoReturn
+from typing import Any
 
 import jinja2
 import jinja2.meta
-from jinja2.ext import loopcontrols
-from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from superfluid.engine.models.template_caps import TemplateCaps, adapt, probe
+from superfluid.engine.models.template_env import TemplateRaised, date_context, template_environment
 from superfluid.errors import InvalidRequest, UnsupportedParameter
 
 BUILTIN_TEMPLATES = ("chatml", "gemma", "llama3", "mistral")
@@ -34,9 +45,8 @@ _FAMILY_TEMPLATES = {
 }
 
 # Variables every render provides; they are never "request template variables".
-_PROVIDED = frozenset(
-    {"messages", "tools", "add_generation_prompt", "bos_token", "eos_token", "raise_exception", "strftime_now"}
-)
+_PROVIDED = frozenset({"messages", "tools", "functions", "add_generation_prompt", "bos_token", "eos_token",
+                       "raise_exception", "strftime_now"})
 
 # Thinking switches a request may send to any template: off is what a non-thinking template does anyway.
 _HARMLESS_WHEN_OFF = frozenset({"enable_thinking"})
@@ -46,26 +56,8 @@ class TemplateError(InvalidRequest):
     """The template refused the conversation (its own raise_exception, or a render failure)."""
 
 
-def _raise_exception(message: str) -> NoReturn:
-    raise TemplateError(f"chat template refused the request: {message}", param="messages")
-
-
-def _strftime_now(fmt: str) -> str:
-    return datetime.datetime.now().strftime(fmt)
-
-
-def _tojson(value: Any, indent: int | None = None, ensure_ascii: bool = False, **_: Any) -> str:
-    return json.dumps(value, indent=indent, ensure_ascii=ensure_ascii)
-
-
-def _make_environment() -> ImmutableSandboxedEnvironment:
-    env = ImmutableSandboxedEnvironment(
-        trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols], undefined=jinja2.Undefined
-    )
-    env.filters["tojson"] = _tojson
-    env.globals["raise_exception"] = _raise_exception
-    env.globals["strftime_now"] = _strftime_now
-    return env
+class TemplateCompileError(ValueError):
+    """A template that cannot be compiled; the message names the template and the line."""
 
 
 def builtin_template_source(name: str) -> str:
@@ -86,6 +78,12 @@ class RenderedPrompt:
     """The rendered prompt already opened a reasoning block the reply continues."""
 
 
+def close_reasoning(prompt: str) -> str:
+    """What closes the ``<think>`` block a prompt ends in, as thinking-off templates write it
+    (``<think>\n\n</think>\n\n``)."""
+    return "\n</think>\n\n" if prompt.endswith("\n") else "\n\n</think>\n\n"
+
+
 class ChatTemplate:
     """One compiled template plus what it accepts."""
 
@@ -94,12 +92,36 @@ class ChatTemplate:
         self.name = name
         self._bos = bos_token
         self._eos = eos_token
-        env = _make_environment()
-        self._template = env.from_string(source)
-        self.variables: frozenset[str] = frozenset(jinja2.meta.find_undeclared_variables(env.parse(source)))
+        env = template_environment()
+        try:
+            self._template = env.from_string(source)
+            parsed = env.parse(source)
+        except jinja2.TemplateSyntaxError as exc:
+            raise TemplateCompileError(f"chat template {name}, line {exc.lineno}: {exc.message}") from exc
+        self.variables: frozenset[str] = frozenset(jinja2.meta.find_undeclared_variables(parsed))
         self.thinks = "<think>" in source or "enable_thinking" in self.variables
         self.reasoning_levels = "reasoning_effort" in self.variables
         self.supports_tools = "tools" in self.variables
+        self._tools_none = self._renders_with_tools_none()
+        self.caps: TemplateCaps = probe(self._raw_render, source)
+
+    def _renders_with_tools_none(self) -> bool:
+        """Whether a request without tools passes ``tools=None`` (as Hugging Face and llama.cpp do) rather than
+        leaving ``tools`` undefined: None, unless only an undefined ``tools`` renders (Hermes' tool_use templates
+        iterate ``tools`` unguarded)."""
+        self._tools_none = True
+        plain = [{"role": "user", "content": "Hi."}]
+        try:
+            self._raw_render(plain, None)
+            return True
+        except Exception:
+            pass
+        self._tools_none = False
+        try:
+            self._raw_render(plain, None)
+            return False
+        except Exception:
+            return True
 
     def check_kwargs(self, kwargs: dict[str, Any]) -> None:
         """Refuse request template variables this template never reads."""
@@ -113,6 +135,21 @@ class ChatTemplate:
                 param=f"chat_template_kwargs.{key}",
             )
 
+    def _raw_render(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, *,
+                    add_generation_prompt: bool = True, extra: dict[str, Any] | None = None) -> str:
+        variables: dict[str, Any] = {
+            **date_context(),
+            "messages": messages,
+            "add_generation_prompt": add_generation_prompt,
+            "bos_token": self._bos,
+            "eos_token": self._eos,
+            "functions": json.dumps(tools or [], indent=2, ensure_ascii=False),
+        }
+        if tools or self._tools_none:
+            variables["tools"] = tools or None
+        variables.update(extra or {})
+        return self._template.render(**variables)
+
     def render(
         self,
         messages: list[dict[str, Any]],
@@ -123,19 +160,17 @@ class ChatTemplate:
     ) -> RenderedPrompt:
         extra = dict(kwargs or {})
         self.check_kwargs(extra)
+        shaped = adapt(messages, self.caps)
         try:
-            text = self._template.render(
-                messages=messages,
-                tools=tools or None,
-                add_generation_prompt=add_generation_prompt,
-                bos_token=self._bos,
-                eos_token=self._eos,
-                **extra,
-            )
-        except TemplateError:
-            raise
+            text = self._raw_render(shaped, [dict(t) for t in tools] if tools else None,
+                                    add_generation_prompt=add_generation_prompt, extra=extra)
+        except TemplateRaised as exc:
+            raise TemplateError(f"chat template refused the request: {exc}", param="messages") from exc
         except jinja2.TemplateError as exc:
             raise TemplateError(f"chat template failed to render: {exc}", param="messages") from exc
+        except Exception as exc:  # a template's own fault (None iterated, a bad filter argument): still a 400
+            raise TemplateError(f"chat template failed to render: {type(exc).__name__}: {exc}",
+                                param="messages") from exc
         tail = text.rstrip()
         opened = self.thinks and tail.endswith("<think>")
         return RenderedPrompt(text=text, starts_in_reasoning=opened)
