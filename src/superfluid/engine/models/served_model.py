@@ -16,6 +16,7 @@ from superfluid.engine.decoding.output_plan import plan_output
 from superfluid.engine.decoding.sampling import resolve
 from superfluid.engine.decoding.text_output import TextOutput
 from superfluid.engine.decoding.tool_calls import FORMAT_MARKERS, tool_format
+from superfluid.engine.models.chat_template import close_reasoning
 from superfluid.engine.models.llama_model import LlamaModel
 from superfluid.engine.models.lora import AdapterCatalog, ModelAdapters
 from superfluid.engine.models.model_sources import ModelSource
@@ -209,8 +210,14 @@ class ServedModel:
                 kwargs=prompt.template_kwargs,
             )
             text = rendered.text
+            opened = rendered.starts_in_reasoning
+            if opened and plan.grammar:
+                # The whole reply is constrained (a forced call, an output format) and must be the answer, not
+                # reasoning: close the block the template opened, as its thinking-off form does.
+                text += close_reasoning(text)
+                opened = False
             if prompt.prefill:
-                self._check_prefill(request, opened=rendered.starts_in_reasoning)
+                self._check_prefill(request, opened=opened)
                 text += prompt.prefill
             self._refuse_overlong(len(text), "messages", check_window)
             tokens = self.llama.tokenize(text, add_special=False, parse_special=True,
@@ -218,7 +225,7 @@ class ServedModel:
             bos = self._bos()
             if bos is not None and (not tokens or tokens[0] != bos):
                 tokens.insert(0, bos)
-            prepared = PreparedPrompt(tuple(tokens), starts_in_reasoning=rendered.starts_in_reasoning, plan=plan)
+            prepared = PreparedPrompt(tuple(tokens), starts_in_reasoning=opened, plan=plan)
         else:
             plan = plan_output((), self.template, tools=None, constraint=request.constraint)
             if isinstance(prompt, FimPrompt):
