@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from superfluid import __version__
-from superfluid.engine.models.chat_template import BUILTIN_TEMPLATES
+from superfluid.engine.models.chat_template import BUILTIN_TEMPLATES, TemplateCompileError
 from superfluid.engine.models.model_sources import DEFAULT_MODEL, ModelSourceError, default_references
 from superfluid.http.access import AccessControl
 from superfluid.http.access_log import LOG_FORMATS, configure_logging
@@ -350,8 +350,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         from superfluid.engine.models.registry import ModelRegistry
 
         ModelRegistry(settings)
-    except (ModelSourceError, KeyPolicyError) as exc:
+        if settings.chat_template_file is not None:
+            from superfluid.engine.models.profile import check_template_file
+
+            check_template_file(settings.chat_template_file)
+    except (ModelSourceError, KeyPolicyError, TemplateCompileError) as exc:
         print(f"superfluid: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"superfluid: cannot read the chat template file: {exc}", file=sys.stderr)
         return 2
     from superfluid.engine.models.lora import settings_problem
 

@@ -8,7 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from superfluid.engine.decoding.sampling import model_defaults
-from superfluid.engine.models.chat_template import ChatTemplate, builtin_template_source, family_template_name
+from superfluid.engine.models.chat_template import (
+    ChatTemplate,
+    TemplateCompileError,
+    builtin_template_source,
+    family_template_name,
+)
 from superfluid.engine.models.llama_model import ModelMetadata, context_window
 from superfluid.settings import Settings
 
@@ -34,6 +39,12 @@ def text_modalities(**on: bool) -> dict[str, bool]:
     return record
 
 
+def check_template_file(path: Path) -> None:
+    """Compile a ``--chat-template-file`` before serving: TemplateCompileError (naming the file and line) if it
+    does not compile, OSError if it cannot be read."""
+    ChatTemplate(Path(path).read_text("utf-8"), name=str(path), bos_token="", eos_token="")
+
+
 def choose_template(meta: ModelMetadata, settings: Settings, path: Path) -> tuple[ChatTemplate, str]:
     """The chat template to serve with, and where it came from (file, builtin or gguf)."""
     tokens = {"bos_token": meta.bos_token, "eos_token": meta.eos_token}
@@ -44,7 +55,11 @@ def choose_template(meta: ModelMetadata, settings: Settings, path: Path) -> tupl
         name = settings.chat_template
         return ChatTemplate(builtin_template_source(name), name=name, **tokens), "builtin"
     if meta.chat_template:
-        return ChatTemplate(meta.chat_template, name="gguf", **tokens), "gguf"
+        try:
+            return ChatTemplate(meta.chat_template, name="gguf", **tokens), "gguf"
+        except TemplateCompileError as exc:
+            log.warning("%s: its own %s; serving it with a built-in template instead (--chat-template-file "
+                        "replaces it)", path.name, exc)
     name = family_template_name(meta.architecture)
     log.info("%s has no chat template; using the built-in '%s' template", path.name, name)
     return ChatTemplate(builtin_template_source(name), name=name, **tokens), "builtin"
