@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import time
 from dataclasses import dataclass, field
 
@@ -24,7 +25,6 @@ class Services:
     batches: BatchRunner | None = None
     """Runs /v1/batches in the background; started by the app's lifespan, which knows the app it dispatches to."""
     started_at: float = field(default_factory=time.time)
-    _counter: int = 0
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Services:
@@ -37,8 +37,9 @@ class Services:
                    offload=Offload(settings.prepare_workers))
 
     def next_id(self, prefix: str) -> str:
-        self._counter += 1
-        return f"{prefix}-superfluid-{self._counter}"
+        """A reply id, ``chatcmpl-superfluid-`` and 24 random hex digits: unique across restarts and replicas,
+        so logs, batch outputs and client caches never see one id for two replies."""
+        return f"{prefix}-superfluid-{secrets.token_hex(12)}"
 
     async def start(self) -> None:
         await self.state.open()  # first: a sessions directory that cannot be used stops start-up at once
