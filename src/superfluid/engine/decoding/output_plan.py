@@ -7,9 +7,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from superfluid.engine.decoding.call_syntax import SYNTAXES
 from superfluid.engine.decoding.grammar import Constraint, LazyGrammar, compile_constraint
-from superfluid.engine.decoding.tool_calls import ToolFormat, ToolPolicy, mistral_call_id, tool_format
-from superfluid.engine.decoding.tool_grammars import call_grammar, generic_system_prompt
+from superfluid.engine.decoding.tool_calls import ToolFormat, ToolPolicy, ToolSpec, mistral_call_id
+from superfluid.engine.decoding.tool_grammars import call_grammar, generic_system_prompt, syntax_system_prompt
 from superfluid.engine.decoding.tool_readers import CallReader, call_reader
 from superfluid.engine.models.chat_template import ChatTemplate
 from superfluid.engine.types import ChatMessage
@@ -23,12 +24,14 @@ class OutputPlan:
     grammar: str | None = None
     lazy: LazyGrammar | None = None
     reader: ToolFormat | None = None
+    reader_tools: tuple[ToolSpec, ...] = ()
+    """The functions the reply may call: a call-syntax reader streams the values their schemas type as strings."""
     preserve: frozenset[int] = frozenset()
     """Control tokens the reply writes out as text instead of dropping them: the call format's markers."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     def call_reader(self) -> CallReader | None:
-        return call_reader(self.reader) if self.reader is not None else None
+        return call_reader(self.reader, self.reader_tools) if self.reader is not None else None
 
 
 def _arguments_object(raw: Any) -> Any:
@@ -59,7 +62,7 @@ def _native_history(messages: tuple[ChatMessage, ...], fmt: ToolFormat) -> list[
     Mistral's templates refuse call ids that are not 9 alphanumeric characters, so other ids (``call_...``
     from other servers) are mapped to stable 9-character ones, the same for a call and its result."""
     out = [_template_message(m) for m in messages]
-    if fmt != "mistral":
+    if fmt not in ("mistral", "mistral_args", "mistral_call_id"):
         return out
     for entry in out:
         if isinstance(entry.get("tool_call_id"), str):
@@ -101,7 +104,7 @@ def plan_output(messages: tuple[ChatMessage, ...], template: ChatTemplate, *, to
     if tools is not None and tools.active and constraint is not None:
         raise UnsupportedParameter(f"'{constraint.param}' cannot be combined with tools", param=constraint.param)
     grammar = compile_constraint(constraint) if constraint is not None else None
-    fmt = tool_format(template.source, template.supports_tools)
+    fmt = template.call_format
     # Earlier calls and results belong in the prompt in the form this template can show: its own, where it
     # renders an assistant turn's calls, else written out as the generic format's JSON.
     native = fmt != "generic" or template.caps.tool_calls
@@ -115,11 +118,14 @@ def plan_output(messages: tuple[ChatMessage, ...], template: ChatTemplate, *, to
         history = _with_system(history, generic_system_prompt(tools))
         return OutputPlan(messages=history, grammar=compiled, reader="generic")
     lazy = LazyGrammar(calls.trigger, compiled, at_start=calls.at_start) if calls.trigger is not None else None
+    if fmt in SYNTAXES and not template.supports_tools:
+        history = _with_system(history, syntax_system_prompt(fmt, tools))
     return OutputPlan(
         messages=history,
         template_tools=[t.as_template_tool() for t in tools.callable_tools()],
         grammar=None if lazy else compiled,
         lazy=lazy,
         reader=fmt,
+        reader_tools=tools.callable_tools(),
         preserve=frozenset(control.values()),
     )

@@ -10,6 +10,9 @@ A format is chosen from the chat template's source (never the model's name):
   ``[TOOL_CALLS][{"name": ..., "arguments": ...}, ...]``.
 * ``gemma`` — the template reads ``tools`` and contains ``tool_code`` (Gemma 3's documented style): a fenced
   block ``````tool_code\\nname(key=value, ...)\\n`````` whose values are JSON.
+* the families of :mod:`superfluid.engine.decoding.call_syntax` (Qwen3-Coder's ``<function=...>``, GLM's
+  ``<arg_key>``, DeepSeek's ``<｜tool▁calls▁begin｜>``, Kimi K2, MiniMax M2, Mistral's ``[ARGS]`` and others),
+  each described there as data; these are recognised first, since several of them share ``<tool_call>``.
 * ``generic`` — every other template: the tools and a JSON reply format are described in a system message and
   the reply is always constrained JSON, ``{"tool_calls": [...]}`` or (``auto``) ``{"response": "..."}``.
 
@@ -22,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import string
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from superfluid.errors import InvalidRequest
@@ -30,7 +33,9 @@ from superfluid.errors import InvalidRequest
 ToolChoice = Literal["auto", "none", "required"] | str
 """auto, none, required, or the name of one function that must be called."""
 
-ToolFormat = Literal["generic", "hermes", "llama3", "mistral", "gemma"]
+ToolFormat = Literal["generic", "hermes", "llama3", "mistral", "gemma", "qwen3_coder", "seed_oss", "glm", "glm_compact",
+                     "minimax_m2", "dsml", "dsml_tools", "hunyuan", "minicpm", "kimi_k2", "deepseek_r1", "deepseek_v3",
+                     "mistral_args", "mistral_call_id", "functionary_v3_1"]
 
 HERMES_OPEN = "<tool_call>"
 HERMES_CLOSE = "</tool_call>"
@@ -49,6 +54,13 @@ FORMAT_MARKERS: dict[ToolFormat, tuple[str, ...]] = {
     "gemma": (),
 }
 """Markers a model's vocabulary may hold as control tokens (Mistral's ``[TOOL_CALLS]``): they are written out."""
+
+
+def format_markers(fmt: ToolFormat) -> tuple[str, ...]:
+    """The markers of any format, the call-syntax families' included."""
+    from superfluid.engine.decoding.call_syntax import SYNTAXES
+
+    return SYNTAXES[fmt].markers() if fmt in SYNTAXES else FORMAT_MARKERS[fmt]
 
 
 @dataclass(frozen=True)
@@ -88,6 +100,14 @@ class ToolCallDelta:
     arguments: str = ""
 
 
+@dataclass
+class ParsedPiece:
+    """What a call reader makes of a piece of the reply: words for the client, and pieces of calls."""
+
+    content: str = ""
+    calls: list[ToolCallDelta] = field(default_factory=list)
+
+
 def new_call_id() -> str:
     return "call_" + secrets.token_hex(12)
 
@@ -115,7 +135,16 @@ def mistral_call_id(call_id: str) -> str:
 
 
 def tool_format(template_source: str, supports_tools: bool) -> ToolFormat:
-    """The call format a template speaks. Only templates that read ``tools`` get a native format."""
+    """The call format a template speaks.
+
+    A call-syntax family counts even when the template does not read ``tools`` (DeepSeek V3.1 and R1 render
+    calls but leave the tool list to the server, which then describes the tools in a system message); the
+    other native formats need a template that reads ``tools``."""
+    from superfluid.engine.decoding.call_syntax import detect_syntax  # it builds on this module's types
+
+    syntax = detect_syntax(template_source)
+    if syntax is not None:
+        return syntax.family  # type: ignore[return-value]
     if not supports_tools:
         return "generic"
     if HERMES_OPEN in template_source:

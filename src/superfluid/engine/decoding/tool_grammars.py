@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from superfluid.engine.decoding.call_syntax import SYNTAXES, syntax_lark
 from superfluid.engine.decoding.grammar import JSON_OPTIONS, Constraint, closed_objects
 from superfluid.engine.decoding.tool_calls import (
     GEMMA_CLOSE,
@@ -48,7 +49,11 @@ def call_grammar(fmt: ToolFormat, policy: ToolPolicy, control: Mapping[str, int]
         return CallGrammar(generic_constraint(policy))
     param = "tools" if policy.choice == "auto" else "tool_choice"
     tools = policy.callable_tools()
-    if fmt == "hermes":
+    if fmt in SYNTAXES:
+        syntax = SYNTAXES[fmt]
+        lark = syntax_lark(syntax, tools, parallel=policy.parallel, param=param, control=control)
+        trigger, at_start = syntax.trigger, False
+    elif fmt == "hermes":
         newline = _lit("\n")
         block = f"{_marker(HERMES_OPEN, control)} {newline} call {newline} {_marker(HERMES_CLOSE, control)}"
         start = f"{block} ({newline} {block})*" if policy.parallel else block
@@ -191,4 +196,18 @@ def generic_system_prompt(policy: ToolPolicy) -> str:
                  'object>}]}.')
     if policy.choice == "auto":
         lines.append('To answer without a tool, reply with JSON: {"response": <your answer as a string>}.')
+    return "\n".join(lines)
+
+
+def syntax_system_prompt(fmt: ToolFormat, policy: ToolPolicy) -> str:
+    """For a template that writes calls in a known syntax but never reads ``tools``: the tools, and a call in
+    that syntax to copy."""
+    syntax = SYNTAXES[fmt]
+    tools = policy.callable_tools()
+    lines = ["You can call these tools. Each is described as JSON:"]
+    lines += [json.dumps({"name": t.name, "description": t.description, "parameters": t.parameters},
+                         ensure_ascii=False) for t in tools]
+    example = syntax.write([(tools[0].name, {key: f"<{key}>" for key in (tools[0].parameters or {}).get(
+        "properties", {})})])
+    lines.append(f"To call a tool, write the call like this (with real values):\n{example}")
     return "\n".join(lines)

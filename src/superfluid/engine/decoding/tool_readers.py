@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
+from superfluid.engine.decoding.call_syntax import SYNTAXES, SyntaxReader
 from superfluid.engine.decoding.json_stream import JsonStringReader, ValueReader
 from superfluid.engine.decoding.tool_calls import (
     GEMMA_CLOSE,
@@ -22,19 +22,15 @@ from superfluid.engine.decoding.tool_calls import (
     LLAMA3_OPEN,
     LLAMA3_PYTHON_TAG,
     MISTRAL_OPEN,
+    ParsedPiece,
     ToolCallDelta,
     ToolFormat,
+    ToolSpec,
     new_call_id,
     new_mistral_call_id,
 )
 
 IdFactory = Callable[[], str]
-
-
-@dataclass
-class ParsedPiece:
-    content: str = ""
-    calls: list[ToolCallDelta] = field(default_factory=list)
 
 
 def _partial_tail(text: str, needle: str) -> int:
@@ -387,9 +383,9 @@ class Llama3Reader:
         return rest
 
 
-CallReader = GenericReader | HermesReader | MistralReader | GemmaReader | Llama3Reader
+CallReader = GenericReader | HermesReader | MistralReader | GemmaReader | Llama3Reader | SyntaxReader
 
-_READERS: dict[ToolFormat, type[CallReader]] = {
+_READERS: dict[str, type[GenericReader | HermesReader | MistralReader | GemmaReader | Llama3Reader]] = {
     "generic": GenericReader,
     "hermes": HermesReader,
     "llama3": Llama3Reader,
@@ -398,5 +394,8 @@ _READERS: dict[ToolFormat, type[CallReader]] = {
 }
 
 
-def call_reader(fmt: ToolFormat) -> CallReader:
+def call_reader(fmt: ToolFormat, tools: tuple[ToolSpec, ...] = ()) -> CallReader:
+    """The reader of one format; ``tools`` tell a call-syntax family's reader which values are strings."""
+    if fmt in SYNTAXES:
+        return SyntaxReader(SYNTAXES[fmt], tools)
     return _READERS[fmt]()

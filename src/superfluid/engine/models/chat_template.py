@@ -20,6 +20,7 @@ llama.cpp's published templates through it):
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from importlib import resources
@@ -28,6 +29,8 @@ from typing import Any
 import jinja2
 import jinja2.meta
 
+from superfluid.engine.decoding.call_syntax import PROBE_CALL, SYNTAXES, layouts
+from superfluid.engine.decoding.tool_calls import ToolFormat, tool_format
 from superfluid.engine.models.template_caps import TemplateCaps, adapt, probe
 from superfluid.engine.models.template_env import TemplateRaised, date_context, template_environment
 from superfluid.errors import InvalidRequest, UnsupportedParameter
@@ -122,6 +125,36 @@ class ChatTemplate:
             return False
         except Exception:
             return True
+
+    @functools.cached_property
+    def call_format(self) -> ToolFormat:
+        """The call format this template speaks: :func:`tool_format` on its source, then its own rendering of a
+        call, which tells a family's layouts apart and finds the family of a template that builds its pieces
+        at render time (Hunyuan's ``'<arg_key{}>'.format(...)``)."""
+        fmt = tool_format(self.source, self.supports_tools)
+        if fmt in SYNTAXES:
+            candidates = layouts(fmt)
+        elif fmt == "generic" and self.caps.tool_calls:
+            candidates = tuple(SYNTAXES)
+        else:
+            return fmt
+        if len(candidates) == 1:
+            return fmt
+        name, arguments = PROBE_CALL
+        call = {"id": "abcDEF123", "type": "function", "function": {"name": name, "arguments": arguments}}
+        messages: list[dict[str, Any]] = [{"role": "user", "content": "Hi."},
+                                          {"role": "assistant", "content": "", "tool_calls": [call]},
+                                          {"role": "tool", "tool_call_id": "abcDEF123", "name": name,
+                                           "content": "Sunny."}]
+        tool = {"type": "function", "function": {"name": name, "description": "", "parameters": {"type": "object"}}}
+        try:
+            text = self._raw_render(adapt(messages, self.caps), [tool])
+        except Exception:
+            return fmt
+        for candidate in candidates:
+            if SYNTAXES[candidate].write([PROBE_CALL]) in text:
+                return candidate  # type: ignore[return-value]
+        return fmt
 
     def check_kwargs(self, kwargs: dict[str, Any]) -> None:
         """Refuse request template variables this template never reads."""

@@ -15,7 +15,7 @@ from superfluid.engine.decoding.grammar import GrammarState, GrammarTokenizer
 from superfluid.engine.decoding.output_plan import plan_output
 from superfluid.engine.decoding.sampling import resolve
 from superfluid.engine.decoding.text_output import TextOutput
-from superfluid.engine.decoding.tool_calls import FORMAT_MARKERS, tool_format
+from superfluid.engine.decoding.tool_calls import format_markers
 from superfluid.engine.models.chat_template import close_reasoning
 from superfluid.engine.models.llama_model import LlamaModel
 from superfluid.engine.models.lora import AdapterCatalog, ModelAdapters
@@ -109,8 +109,8 @@ class ServedModel:
         self.sampling_defaults = profile.sampling_defaults
         self.grammar_tokenizer = GrammarTokenizer(llama.vocab, llama.meta.n_vocab, llama.eog_tokens)
         # The call format's markers that this vocabulary holds as control tokens (Mistral's [TOOL_CALLS]).
-        fmt = tool_format(self.template.source, self.template.supports_tools)
-        markers = ((text, llama.control_token(text)) for text in FORMAT_MARKERS[fmt])
+        fmt = self.template.call_format
+        markers = ((text, llama.control_token(text)) for text in format_markers(fmt))
         self.control_markers = {text: token for text, token in markers if token is not None}
         self.scheduler = Scheduler(llama, name=profile.id, grammar=self.grammar_tokenizer,
                                    spec_draft=settings.spec_draft, stats=stats,

@@ -1,0 +1,275 @@
+"""The call-syntax families: each family's pieces as its published templates write them, its grammar, and its
+reader on whole and streamed replies.
+
+Three kinds of evidence per family:
+
+* the published templates (``tests/engine/models/published_templates``) render an assistant turn's calls, and
+  that rendering is both what :meth:`CallSyntax.write` writes (for the template each family was taken from) and
+  what the family's reader reads back into the same calls, fed whole, one character at a time and in pieces of
+  every size;
+* replies written the way the models' own documentation shows them (reasoning or words before the calls,
+  several calls, a multi-line code argument), rewritten here as fixtures;
+* the generation grammar accepts the family's writing, refuses invented keys and names, and random decoding
+  under it reads back as calls whose arguments validate.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from superfluid.engine.decoding.call_syntax import PROBE_CALL, SYNTAXES, CallSyntax, syntax_lark
+from superfluid.engine.decoding.tool_calls import ParsedPiece, ToolSpec, tool_format
+from superfluid.engine.decoding.tool_readers import call_reader
+from superfluid.engine.models.chat_template import ChatTemplate
+from superfluid.errors import ConstraintUnsatisfiable
+from tests.engine.bundled_vocab import accepts, decode_masked, grammar_tokenizer
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:llama_cpp")
+
+FOLDER = Path(__file__).parents[1] / "models" / "published_templates"
+
+PARAMS = {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+          "required": ["city"]}
+WEATHER = ToolSpec("get_weather", "Weather.", PARAMS)
+CODE = ToolSpec("write_file", "Write a file.", {
+    "type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"},
+                                     "mode": {"enum": ["create", "overwrite"]}},
+    "required": ["path", "content"]})
+BOUNDED = ToolSpec("get_weather", "Weather.", {
+    "type": "object",
+    "properties": {"city": {"type": "string", "maxLength": 12}, "unit": {"enum": ["celsius", "fahrenheit"]},
+                   "days": {"type": "integer", "minimum": 1, "maximum": 9}},
+    "required": ["city"]})
+CLOCK = ToolSpec("get_time", "Time.", {"type": "object", "properties": {}})
+
+# The template each family's pieces were taken from: its rendering is the family's writing, byte for byte.
+SOURCES = {
+    "qwen3_coder": "Qwen3-Coder.jinja", "seed_oss": "ByteDance-Seed-OSS.jinja", "glm": "GLM-4.6.jinja",
+    "glm_compact": "GLM-4.7-Flash.jinja", "minimax_m2": "MiniMax-M2.jinja", "dsml": "deepseek-ai-DeepSeek-V3.2.jinja",
+    "dsml_tools": "deepseek-ai-DeepSeek-V4.jinja", "hunyuan": "tencent-Hy3.jinja",
+    "minicpm": "openbmb-MiniCPM5-1B.jinja", "kimi_k2": "moonshotai-Kimi-K2.jinja",
+    "deepseek_r1": "llama-cpp-deepseek-r1.jinja", "deepseek_v3": "deepseek-ai-DeepSeek-V3.1.jinja",
+    "mistral_args": "mistralai-Ministral-3-14B-Reasoning-2512.jinja",
+    "mistral_call_id": "Mistral-Small-3.2-24B-Instruct-2506.jinja",
+    "functionary_v3_1": "meetkai-functionary-medium-v3.1.jinja",
+}
+
+
+@functools.cache
+def _template(name: str) -> ChatTemplate:
+    return ChatTemplate((FOLDER / name).read_text(), name=name, bos_token="<s>", eos_token="</s>")
+
+
+def _syntax_templates() -> list[str]:
+    """Every published template that writes its calls in a call-syntax family (R1-Distill-Llama, detected as
+    DeepSeek R1 by its pieces, drops an assistant turn's calls from the prompt, so it has none to read back)."""
+    return [p.name for p in sorted(FOLDER.glob("*.jinja"))
+            if _template(p.name).call_format in SYNTAXES and _template(p.name).caps.tool_calls]
+
+
+def _rendered_calls(template: ChatTemplate, count: int) -> str:
+    """The text a template renders for an assistant turn of ``count`` calls (after the prompt before it)."""
+    name, arguments = PROBE_CALL
+    tools = [{"type": "function", "function": {"name": name, "description": "Weather.", "parameters": PARAMS}}]
+    ask = [{"role": "user", "content": "Weather in Paris?"}]
+    calls = [{"id": f"abcDEF12{i}", "type": "function", "function": {"name": name, "arguments": arguments}}
+             for i in range(count)]
+    before = template.render(ask, tools=tools, add_generation_prompt=True).text
+    after = template.render([*ask, {"role": "assistant", "content": "", "tool_calls": calls}], tools=tools,
+                            add_generation_prompt=False).text
+    shared = 0
+    while shared < min(len(before), len(after)) and before[shared] == after[shared]:
+        shared += 1
+    trigger = SYNTAXES[template.call_format].trigger
+    return after[after.find(trigger, max(0, shared - len(trigger))):]
+
+
+def _read(fmt: str, pieces: list[str], tools: tuple[ToolSpec, ...] = ()) -> tuple[str, list[dict[str, Any]]]:
+    reader = call_reader(fmt, tools)  # type: ignore[arg-type]
+    parsed: list[ParsedPiece] = [reader.feed(piece) for piece in pieces] + [reader.finish()]
+    calls: dict[int, dict[str, Any]] = {}
+    for piece in parsed:
+        for delta in piece.calls:
+            if delta.name is not None:
+                assert delta.id, "a call opens with its id"
+                calls[delta.index] = {"name": delta.name, "arguments": ""}
+            calls[delta.index]["arguments"] += delta.arguments
+    out = [{"name": c["name"], "arguments": json.loads(c["arguments"])} for _, c in sorted(calls.items())]
+    return "".join(p.content for p in parsed), out
+
+
+def _every_split(text: str) -> list[list[str]]:
+    """The text whole, one character at a time, and in pieces of 2, 3, 5, 7 and 11 characters."""
+    return [[text], list(text)] + [[text[i: i + n] for i in range(0, len(text), n)] for n in (2, 3, 5, 7, 11)]
+
+
+# ---- the published templates -----------------------------------------------------------------------------------
+
+
+def test_the_families_cover_the_templates_they_were_taken_from() -> None:
+    for fmt, name in SOURCES.items():
+        assert _template(name).call_format == fmt, name
+    assert len(_syntax_templates()) >= 25
+
+
+@pytest.mark.parametrize("fmt", sorted(SOURCES))
+def test_a_family_writes_calls_as_its_template_does(fmt: str) -> None:
+    template = _template(SOURCES[fmt])
+    syntax = SYNTAXES[fmt]
+    one = _rendered_calls(template, 1)
+    if fmt == "mistral_call_id":  # the template writes the history's own id where the grammar has any nine
+        one = one.replace("[CALL_ID]abcDEF120", "[CALL_ID]000000000")
+    assert one.startswith(syntax.write([PROBE_CALL])), (one, syntax.write([PROBE_CALL]))
+
+
+@pytest.mark.parametrize("name", _syntax_templates())
+@pytest.mark.parametrize("count", [1, 2])
+def test_every_syntax_template_s_own_calls_read_back(name: str, count: int) -> None:
+    template = _template(name)
+    text = _rendered_calls(template, count)
+    wanted = [{"name": PROBE_CALL[0], "arguments": PROBE_CALL[1]}] * count
+    for tools in ((WEATHER,), ()):  # with the schema (values typed by it) and without (typed by their text)
+        for pieces in _every_split(text):
+            content, calls = _read(template.call_format, pieces, tools)
+            assert calls == wanted, (pieces[:3], calls)
+            assert "get_weather" not in content and "Paris" not in content, content
+
+
+def test_the_syntax_families_are_chosen_from_the_template_never_the_name() -> None:
+    source = _template("Qwen3-Coder.jinja").source
+    assert tool_format(source, True) == "qwen3_coder"
+    renamed = ChatTemplate(source, name="llama-3-hermes-gemma", bos_token="<s>", eos_token="</s>")
+    assert renamed.call_format == "qwen3_coder"
+
+
+# ---- replies as the models write them ------------------------------------------------------------------------
+
+FIXTURES: list[tuple[str, str, tuple[ToolSpec, ...], str, list[dict[str, Any]]]] = [
+    # family, reply, tools, the words for the client, the calls
+    ("qwen3_coder",
+     "I'll write it.\n<tool_call>\n<function=write_file>\n<parameter=path>\nsrc/app.py\n</parameter>\n"
+     "<parameter=content>\ndef main():\n    print(\"<hi>\")\n\n</parameter>\n</function>\n</tool_call>",
+     (CODE,), "I'll write it.\n",
+     [{"name": "write_file", "arguments": {"path": "src/app.py", "content": "def main():\n    print(\"<hi>\")\n"}}]),
+    ("qwen3_coder",
+     "<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n</function>\n</tool_call>\n"
+     "<tool_call>\n<function=get_time>\n</function>\n</tool_call>",
+     (WEATHER, CLOCK), "",
+     [{"name": "get_weather", "arguments": {"city": "Oslo"}}, {"name": "get_time", "arguments": {}}]),
+    ("glm",
+     "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n<arg_key>days</arg_key>"
+     "<arg_value>3</arg_value>\n</tool_call>",
+     (WEATHER,), "", [{"name": "get_weather", "arguments": {"city": "Beijing", "days": 3}}]),
+    ("minimax_m2",
+     "Let me check.\n<minimax:tool_call>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">San Francisco"
+     "</parameter>\n</invoke>\n<invoke name=\"get_time\">\n</invoke>\n</minimax:tool_call>",
+     (WEATHER, CLOCK), "Let me check.\n",
+     [{"name": "get_weather", "arguments": {"city": "San Francisco"}}, {"name": "get_time", "arguments": {}}]),
+    ("dsml",
+     "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_weather\">\n"
+     "<｜DSML｜parameter name=\"city\" string=\"true\">42</｜DSML｜parameter>\n"
+     "<｜DSML｜parameter name=\"days\" string=\"false\">2</｜DSML｜parameter>\n</｜DSML｜invoke>\n"
+     "</｜DSML｜function_calls>",
+     (), "", [{"name": "get_weather", "arguments": {"city": "42", "days": 2}}]),
+    ("kimi_k2",
+     "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>"
+     "{\"city\": \"Tokyo\"}<|tool_call_end|><|tool_call_begin|>functions.get_time:1<|tool_call_argument_begin|>"
+     "{}<|tool_call_end|><|tool_calls_section_end|>",
+     (), "", [{"name": "get_weather", "arguments": {"city": "Tokyo"}}, {"name": "get_time", "arguments": {}}]),
+    ("deepseek_r1",
+     "Checking the weather.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n"
+     "{\"city\": \"Paris\", \"days\": 1}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+     (), "Checking the weather.", [{"name": "get_weather", "arguments": {"city": "Paris", "days": 1}}]),
+    ("deepseek_v3",
+     "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{\"city\": \"Lima\"}<｜tool▁call▁end｜>"
+     "<｜tool▁call▁begin｜>get_time<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+     (), "", [{"name": "get_weather", "arguments": {"city": "Lima"}}, {"name": "get_time", "arguments": {}}]),
+    ("mistral_args",
+     "[TOOL_CALLS]get_weather[ARGS]{\"city\": \"Rome\"}[TOOL_CALLS]get_time[ARGS]{}",
+     (), "", [{"name": "get_weather", "arguments": {"city": "Rome"}}, {"name": "get_time", "arguments": {}}]),
+    ("mistral_call_id",
+     "[TOOL_CALLS]get_weather[CALL_ID]a1B2c3D4e[ARGS]{\"city\": \"Rome\"}",
+     (), "", [{"name": "get_weather", "arguments": {"city": "Rome"}}]),
+    ("functionary_v3_1",
+     "<function=get_weather>{\"city\": \"Paris\"}</function>",
+     (), "", [{"name": "get_weather", "arguments": {"city": "Paris"}}]),
+    ("seed_oss",
+     "<seed:tool_call>\n<function=get_weather>\n<parameter=city>Paris</parameter>\n</function>\n</seed:tool_call>",
+     (WEATHER,), "", [{"name": "get_weather", "arguments": {"city": "Paris"}}]),
+    ("minicpm",
+     "<function name=\"get_weather\"><param name=\"city\">Paris</param></function> Done.",
+     (WEATHER,), "Done.", [{"name": "get_weather", "arguments": {"city": "Paris"}}]),
+]
+
+
+@pytest.mark.parametrize("case", range(len(FIXTURES)))
+def test_replies_read_into_words_and_calls_in_pieces_of_every_size(case: int) -> None:
+    fmt, reply, tools, words, wanted = FIXTURES[case]
+    for pieces in _every_split(reply):
+        content, calls = _read(fmt, pieces, tools)
+        assert content == words, (pieces[:3], content)
+        assert calls == wanted, (pieces[:3], calls)
+
+
+def test_a_string_value_streams_as_it_is_written() -> None:
+    reader = call_reader("qwen3_coder", (CODE,))
+    head = "<tool_call>\n<function=write_file>\n<parameter=content>\nline one\nline "
+    fragments = "".join(d.arguments for d in reader.feed(head).calls)
+    assert fragments == '{"content": "line one\\nline ', fragments
+
+
+def test_words_that_only_look_like_a_call_stay_words() -> None:
+    content, calls = _read("deepseek_v3", ["Use <｜tool", " carefully."])
+    assert (content, calls) == ("Use <｜tool carefully.", [])
+    content, calls = _read("minimax_m2", ["<minimax:tool_call>\nnot a call"])
+    assert calls == [] and content.endswith("not a call")
+
+
+# ---- grammars ------------------------------------------------------------------------------------------------
+
+
+def _accepts(grammar: str, text: str) -> bool:
+    return accepts(grammar_tokenizer().state(grammar), text)
+
+
+@pytest.mark.parametrize("fmt", sorted(SYNTAXES))
+def test_the_grammar_takes_the_family_s_writing_and_nothing_invented(fmt: str) -> None:
+    syntax: CallSyntax = SYNTAXES[fmt]
+    one = syntax_lark(syntax, (WEATHER, CLOCK), parallel=False, param="tool_choice")
+    two = syntax_lark(syntax, (WEATHER, CLOCK), parallel=True, param="tool_choice")
+    call = ("get_weather", {"city": "Paris", "days": 2})
+    assert _accepts(one, syntax.write([call])), syntax.write([call])
+    assert _accepts(one, syntax.write([("get_weather", {"city": "Paris"})])), "an optional argument may be left out"
+    assert _accepts(one, syntax.write([("get_time", {})]))
+    assert not _accepts(one, syntax.write([call, ("get_time", {})])), "one call unless parallel calls were asked"
+    assert _accepts(two, syntax.write([call, ("get_time", {})]))
+    assert not _accepts(one, syntax.write([("get_weather", {"days": 2})])), "a required argument is missing"
+    assert not _accepts(one, syntax.write([("get_weather", {"city": "Paris", "extra": 1})])), "arguments are closed"
+    assert not _accepts(one, syntax.write([("get_news", {})])), "only the tools given"
+
+
+def test_a_name_the_syntax_cannot_write_is_a_clear_error() -> None:
+    with pytest.raises(ConstraintUnsatisfiable):
+        syntax_lark(SYNTAXES["qwen3_coder"], (ToolSpec("get weather", "", PARAMS),), parallel=False, param="tools")
+
+
+@pytest.mark.parametrize("fmt", sorted(SYNTAXES))
+@pytest.mark.parametrize("parallel", [False, True])
+def test_random_decoding_reads_back_as_valid_calls(fmt: str, parallel: bool) -> None:
+    tools = (BOUNDED, CLOCK)
+    schemas = {t.name: t.parameters for t in tools}
+    grammar = syntax_lark(SYNTAXES[fmt], tools, parallel=parallel, param="tool_choice")
+    for seed in range(4):
+        text = decode_masked(grammar_tokenizer().state(grammar), seed, 800)
+        _, calls = _read(fmt, [text[i: i + 3] for i in range(0, len(text), 3)], tools)
+        assert calls, text
+        if not parallel:
+            assert len(calls) == 1, text
+        for call in calls:
+            jsonschema.validate(call["arguments"], schemas[call["name"]])
