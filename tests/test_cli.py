@@ -175,6 +175,20 @@ def test_a_bad_key_policy_stops_before_listening(tmp_path: Path, capsys: pytest.
     assert "keys[0] needs exactly one of 'key' or 'sha256'" in capsys.readouterr().err
 
 
+def test_a_template_file_that_does_not_compile_stops_serve_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from superfluid import cli
+
+    monkeypatch.setattr(cli, "configure_logging", lambda level, fmt: None)
+    broken = tmp_path / "broken.jinja"
+    broken.write_text("{% for m in messages %}\n{{ m.content }}\n{% endfor %}\n{% frobnicate %}\n")
+    assert cli.main(["serve", "--chat-template-file", str(broken)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "broken.jinja" in err and "line 4" in err, err
+    assert cli.main(["serve", "--chat-template-file", str(tmp_path / "missing.jinja")]) == 2
+    assert "missing.jinja" in capsys.readouterr().err
+
+
 def test_listening_beyond_loopback_without_keys_warns(caplog: pytest.LogCaptureFixture) -> None:
     from superfluid.cli import _warn_if_open
     from superfluid.http.access import AccessControl

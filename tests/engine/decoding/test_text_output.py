@@ -233,3 +233,11 @@ def test_in_reasoning_follows_the_think_markers() -> None:
     out.feed(b"hm</think>")
     assert not out.in_reasoning
     assert _thinking(in_reasoning=True).in_reasoning
+
+
+def test_a_template_s_own_reasoning_markers_split_the_reply() -> None:
+    output = TextOutput((), thinking=True, markers=("<seed:think>", "</seed:think>"))
+    pieces, rest = _run(output, ["<seed:th", "ink>Let me see.</seed", ":think>\n\nParis."])
+    reasoning = "".join(p.reasoning for p in [*pieces, rest])
+    content = "".join(p.content for p in [*pieces, rest])
+    assert (reasoning, content) == ("Let me see.", "Paris.")

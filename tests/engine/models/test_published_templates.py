@@ -185,3 +185,37 @@ def test_generation_blocks_render_their_body() -> None:
     template = _template("poolside-Laguna-XS.2.jinja")
     text = render(template, CONVERSATIONS["multi_turn"])
     assert "Hello!" in text
+
+
+# ---- reasoning blocks ---------------------------------------------------------------------------------------
+
+REASONING = {
+    "Qwen-Qwen3-0.6B.jinja": ("<think>", "</think>"),
+    "ByteDance-Seed-OSS.jinja": ("<seed:think>", "</seed:think>"),
+    "tencent-Hy3.jinja": ("<think:opensource>", "</think:opensource>"),  # built at render time
+    "CohereForAI-c4ai-command-r7b-12-2024-tool_use.jinja": ("<|START_THINKING|>", "<|END_THINKING|>"),
+    "google-gemma-4-31B-it.jinja": ("<|channel>thought", "<channel|>"),
+    "mistralai-Ministral-3-14B-Reasoning-2512.jinja": ("[THINK]", "[/THINK]"),
+    "MiniMax-M3.jinja": ("<mm:think>", "</mm:think>"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REASONING))
+def test_a_template_s_reasoning_block_is_the_one_it_renders(name: str) -> None:
+    template = _template(name)
+    assert template.thinks
+    assert template.reasoning == REASONING[name]
+
+
+def test_templates_without_a_reasoning_block_do_not_think() -> None:
+    for name in ("meta-llama-Llama-3.3-70B-Instruct.jinja", "Qwen-Qwen2.5-7B-Instruct.jinja",
+                 "google-gemma-2-2b-it.jinja"):
+        assert not _template(name).thinks, name
+
+
+def test_a_prompt_that_opens_the_template_s_block_starts_in_reasoning() -> None:
+    template = _template("Qwen3.5-4B.jinja")
+    rendered = template.render([{"role": "user", "content": "Hi."}], kwargs={"enable_thinking": True})
+    assert rendered.starts_in_reasoning
+    off = template.render([{"role": "user", "content": "Hi."}], kwargs={"enable_thinking": False})
+    assert not off.starts_in_reasoning

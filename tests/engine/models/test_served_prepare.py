@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -47,3 +48,31 @@ def test_a_tool_calls_lazy_grammar_is_built_with_the_prompt_one_per_choice(serve
 def test_counting_a_prompts_tokens_builds_no_grammar(served: ServedModel) -> None:
     prepared = served.prepare(_request(served, 1), check_window=False)
     assert prepared.tokens and not prepared.lazy_grammars and not prepared.grammars
+
+
+QWEN35 = Path(__file__).parent / "published_templates" / "Qwen3.5-4B.jinja"
+
+
+@pytest.fixture(scope="module")
+def thinking() -> Iterator[ServedModel]:
+    settings = Settings(models=(DEFAULT_MODEL,), threads=1, parallel=1, ctx_size=2048, chat_template_file=QWEN35)
+    model = ServedModel.load(DEFAULT_MODEL, resolve(DEFAULT_MODEL), settings)
+    yield model
+    model.close()
+
+
+def _ask(served: ServedModel, choice: str) -> GenerationRequest:
+    return GenerationRequest(model=served.id, tools=policy_from_openai(WEATHER, choice, None),
+                             prompt=ChatPrompt(messages=(ChatMessage(role="user", content="Weather in Oslo?"),)))
+
+
+def test_a_forced_call_closes_the_reasoning_block_the_template_opened(thinking: ServedModel) -> None:
+    # Qwen3.5's template ends its generation prompt in "<think>\n": a reply constrained to a call from there
+    # would have to be reasoning, and came back empty.
+    forced = thinking.prepare(_ask(thinking, "required"))
+    assert not forced.starts_in_reasoning
+    buf = ctypes.create_string_buffer(256)
+    tail = b"".join(thinking.llama.piece(t, buf, special=True) for t in forced.tokens[-12:]).decode()
+    assert tail.endswith("<think>\n\n</think>\n\n"), tail
+    free = thinking.prepare(_ask(thinking, "auto"))
+    assert free.starts_in_reasoning, "auto leaves the model to think first"

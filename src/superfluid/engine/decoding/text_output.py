@@ -32,10 +32,13 @@ class Piece:
 class TextOutput:
     """Feeds on token bytes; yields text that is safe to send, holding back what might become a stop string.
 
-    With ``thinking`` on, text between ``<think>`` and ``</think>`` goes to ``reasoning``.
+    With ``thinking`` on, text between ``<think>`` and ``</think>`` (or the template's own ``markers``) goes to
+    ``reasoning``.
     """
 
-    def __init__(self, stops: tuple[str, ...], *, thinking: bool, in_reasoning: bool = False) -> None:
+    def __init__(self, stops: tuple[str, ...], *, thinking: bool, in_reasoning: bool = False,
+                 markers: tuple[str, str] = (THINK_OPEN, THINK_CLOSE)) -> None:
+        self._open, self._close = markers
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._stops = tuple(s for s in stops if s)
         self._thinking = thinking
@@ -48,7 +51,7 @@ class TextOutput:
 
     @property
     def in_reasoning(self) -> bool:
-        """Text fed now goes to reasoning (a ``<think>`` block is open)."""
+        """Text fed now goes to reasoning (a reasoning block is open)."""
         return self._in_reasoning
 
     def feed(self, data: bytes) -> Piece:
@@ -82,7 +85,7 @@ class TextOutput:
                 out.content += text[: len(text) - keep]
                 self._held = text[len(text) - keep:]
                 return out
-            marker = THINK_CLOSE if self._in_reasoning else THINK_OPEN
+            marker = self._close if self._in_reasoning else self._open
             at = text.find(marker)
             if at >= 0:
                 self._emit(out, text[:at])

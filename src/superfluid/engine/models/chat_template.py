@@ -81,10 +81,25 @@ class RenderedPrompt:
     """The rendered prompt already opened a reasoning block the reply continues."""
 
 
-def close_reasoning(prompt: str) -> str:
-    """What closes the ``<think>`` block a prompt ends in, as thinking-off templates write it
+REASONING_MARKERS: tuple[tuple[str, str], ...] = (
+    ("<seed:think>", "</seed:think>"),  # Seed-OSS
+    ("<think:opensource>", "</think:opensource>"),  # Hunyuan, whose template builds its pieces at render time
+    ("<mm:think>", "</mm:think>"),  # MiniMax M3
+    ("<|START_THINKING|>", "<|END_THINKING|>"),  # Command R7B, Command A
+    ("<|channel>thought", "<channel|>"),  # Gemma 4
+    ("[THINK]", "[/THINK]"),  # Magistral, Ministral 3 Reasoning
+    ("<think>", "</think>"),  # Qwen3, DeepSeek R1, GLM, Kimi, MiniMax M2, Nemotron and most others
+)
+"""The reasoning blocks templates write, as (open, close); the first whose pair a template renders around an
+assistant turn's ``reasoning_content`` is that template's."""
+
+THINK = ("<think>", "</think>")
+
+
+def close_reasoning(prompt: str, close: str = "</think>") -> str:
+    """What closes the reasoning block a prompt ends in, as thinking-off templates write it
     (``<think>\n\n</think>\n\n``)."""
-    return "\n</think>\n\n" if prompt.endswith("\n") else "\n\n</think>\n\n"
+    return f"\n{close}\n\n" if prompt.endswith("\n") else f"\n\n{close}\n\n"
 
 
 class ChatTemplate:
@@ -102,11 +117,31 @@ class ChatTemplate:
         except jinja2.TemplateSyntaxError as exc:
             raise TemplateCompileError(f"chat template {name}, line {exc.lineno}: {exc.message}") from exc
         self.variables: frozenset[str] = frozenset(jinja2.meta.find_undeclared_variables(parsed))
-        self.thinks = "<think>" in source or "enable_thinking" in self.variables
         self.reasoning_levels = "reasoning_effort" in self.variables
         self.supports_tools = "tools" in self.variables
         self._tools_none = self._renders_with_tools_none()
         self.caps: TemplateCaps = probe(self._raw_render, source)
+        found = self._reasoning_markers()
+        self.reasoning: tuple[str, str] = found or THINK
+        """The (open, close) of this template's reasoning block."""
+        self.thinks = found is not None or "<think>" in source or "enable_thinking" in self.variables
+
+    def _reasoning_markers(self) -> tuple[str, str] | None:
+        """The reasoning block this template renders around an assistant turn's ``reasoning_content``."""
+        turn = {"role": "assistant", "content": "The answer.", "reasoning_content": "A thought."}
+        try:
+            text = self._raw_render(adapt([{"role": "user", "content": "Hi."}, turn], self.caps), None,
+                                    add_generation_prompt=False, extra={"enable_thinking": True})
+        except Exception:
+            text = ""
+        at = text.find("A thought.")
+        for opening, closing in REASONING_MARKERS:
+            if at >= 0 and opening in text[:at] and closing in text[at:]:
+                return opening, closing
+        for opening, closing in REASONING_MARKERS:  # a template that drops reasoning from the history
+            if opening in self.source and closing in self.source:
+                return opening, closing
+        return None
 
     def _renders_with_tools_none(self) -> bool:
         """Whether a request without tools passes ``tools=None`` (as Hugging Face and llama.cpp do) rather than
@@ -205,5 +240,5 @@ class ChatTemplate:
             raise TemplateError(f"chat template failed to render: {type(exc).__name__}: {exc}",
                                 param="messages") from exc
         tail = text.rstrip()
-        opened = self.thinks and tail.endswith("<think>")
+        opened = self.thinks and tail.endswith(self.reasoning[0])
         return RenderedPrompt(text=text, starts_in_reasoning=opened)

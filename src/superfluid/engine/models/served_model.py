@@ -112,6 +112,10 @@ class ServedModel:
         fmt = self.template.call_format
         markers = ((text, llama.control_token(text)) for text in format_markers(fmt))
         self.control_markers = {text: token for text, token in markers if token is not None}
+        # The reasoning block's markers where the vocabulary holds them as control tokens (Command R7B's
+        # <|START_THINKING|>): written out, so the reasoning split sees them.
+        reasoning = ((text, llama.control_token(text)) for text in self.template.reasoning)
+        self.reasoning_tokens = frozenset(token for _, token in reasoning if token is not None)
         self.scheduler = Scheduler(llama, name=profile.id, grammar=self.grammar_tokenizer,
                                    spec_draft=settings.spec_draft, stats=stats,
                                    gather_s=settings.gather_ms / 1000)
@@ -214,7 +218,7 @@ class ServedModel:
             if opened and plan.grammar:
                 # The whole reply is constrained (a forced call, an output format) and must be the answer, not
                 # reasoning: close the block the template opened, as its thinking-off form does.
-                text += close_reasoning(text)
+                text += close_reasoning(text, self.template.reasoning[1])
                 opened = False
             if prompt.prefill:
                 self._check_prefill(request, opened=opened)
@@ -312,7 +316,8 @@ class ServedModel:
                 prompt=prepared.tokens,
                 max_new_tokens=max_new,
                 sampling=resolve(request.sampling, self.sampling_defaults, seed_offset=i, banned=banned),
-                output=TextOutput(request.stop, thinking=thinking, in_reasoning=prepared.starts_in_reasoning),
+                output=TextOutput(request.stop, thinking=thinking, in_reasoning=prepared.starts_in_reasoning,
+                                  markers=self.template.reasoning),
                 sink=sink,
                 ignore_eos=request.sampling.ignore_eos,
                 grammar=prepared.grammars[i] if prepared.grammars else None,
@@ -320,7 +325,8 @@ class ServedModel:
                 lazy_state=prepared.lazy_grammars[i] if prepared.lazy_grammars else None,
                 grammar_param=grammar_param(request),
                 calls=plan.call_reader() if plan else None,
-                preserve=plan.preserve if plan else frozenset(),
+                preserve=(plan.preserve if plan else frozenset())
+                | (self.reasoning_tokens if thinking else frozenset()),
                 logprobs=request.logprobs,
                 qos=request.qos,
                 deadline=deadline,
