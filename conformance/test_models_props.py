@@ -128,6 +128,7 @@ def test_props_of_the_default_model(http: httpx.Client, model: str) -> None:
             assert isinstance(params[name], (int, float))
     assert isinstance(props["chat_template"], str) and "messages" in props["chat_template"]
     assert props["chat_template_source"] == "gguf"
+    assert props["tool_format"] == "generic"  # SmolLM2's template neither reads tools nor renders calls
     kv = props["kv_cache"]
     assert set(kv) >= KV_KEYS
     assert kv["lanes"] == 4  # the session's server runs with --parallel 4

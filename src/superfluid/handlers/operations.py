@@ -55,6 +55,8 @@ async def props(model: str | None = None, autoload: str | None = None) -> dict[s
         "total_slots": svc.models.entry(model_id).settings.parallel,
         "chat_template": profile.template.source,
         "chat_template_source": profile.template_origin,
+        "tool_format": profile.template.call_format,
+        **({"reasoning_markers": list(profile.template.reasoning)} if profile.template.thinks else {}),
         "default_generation_settings": {"n_ctx": profile.n_ctx, "params": params},
         "kv_cache": kv,
         "flash_attention": flash_attention(settings.flash_attn,

@@ -219,3 +219,18 @@ def test_a_prompt_that_opens_the_template_s_block_starts_in_reasoning() -> None:
     assert rendered.starts_in_reasoning
     off = template.render([{"role": "user", "content": "Hi."}], kwargs={"enable_thinking": False})
     assert not off.starts_in_reasoning
+
+
+def test_mistral_calls_without_ids_get_them_from_their_place() -> None:
+    # Ollama's calls and results carry no ids; Mistral's templates refuse a call without a 9-character one.
+    template = _template("Mistral-Small-3.2-24B-Instruct-2506.jinja")
+    messages = (
+        ChatMessage(role="user", content="Weather in Paris?"),
+        ChatMessage(role="assistant", content="", extra={"tool_calls": [
+            {"type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]}),
+        ChatMessage(role="tool", content="Sunny.", extra={"name": "get_weather"}),
+    )
+    plan = plan_output(messages, template, tools=None, constraint=None)
+    call_id = plan.messages[1]["tool_calls"][0]["id"]
+    assert len(call_id) == 9 and call_id.isalnum() and plan.messages[2]["tool_call_id"] == call_id
+    assert "Sunny." in template.render(plan.messages).text

@@ -60,16 +60,25 @@ def _native_history(messages: tuple[ChatMessage, ...], fmt: ToolFormat) -> list[
     """For templates that speak a call format: calls and results as the template reads them.
 
     Mistral's templates refuse call ids that are not 9 alphanumeric characters, so other ids (``call_...``
-    from other servers) are mapped to stable 9-character ones, the same for a call and its result."""
+    from other servers) are mapped to stable 9-character ones, the same for a call and its result. A call
+    without an id (Ollama's have none) gets one from its place in the conversation, and the results after it
+    take the ids of the calls in order."""
     out = [_template_message(m) for m in messages]
     if fmt not in ("mistral", "mistral_args", "mistral_call_id"):
         return out
-    for entry in out:
-        if isinstance(entry.get("tool_call_id"), str):
-            entry["tool_call_id"] = mistral_call_id(entry["tool_call_id"])
+    pending: list[str] = []  # ids of the latest assistant turn's calls that no result has named yet
+    for turn, entry in enumerate(out):
         if entry.get("tool_calls"):
-            entry["tool_calls"] = [{**c, "id": mistral_call_id(c["id"])} if isinstance(c.get("id"), str) else c
-                                   for c in entry["tool_calls"]]
+            calls = [{**c, "id": mistral_call_id(c["id"] if isinstance(c.get("id"), str) else f"{turn}.{i}")}
+                     for i, c in enumerate(entry["tool_calls"])]
+            entry["tool_calls"] = calls
+            pending = [c["id"] for c in calls]
+        elif entry.get("role") == "tool":
+            named = entry.get("tool_call_id")
+            entry["tool_call_id"] = mistral_call_id(named) if isinstance(named, str) else \
+                (pending[0] if pending else mistral_call_id(f"{turn}"))
+            if entry["tool_call_id"] in pending:
+                pending.remove(entry["tool_call_id"])
     return out
 
 

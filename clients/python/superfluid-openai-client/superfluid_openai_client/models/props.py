@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -33,6 +33,10 @@ class Props:
         loaded (bool | Unset):
         total_slots (int | Unset):
         chat_template_source (PropsChatTemplateSource | Unset): Absent for a model that does not chat.
+        tool_format (str | Unset): The call format read from the chat template (docs/tool-calling.md), generic where the
+            template speaks none the server knows. Absent for a model that does not chat.
+        reasoning_markers (list[str] | Unset): The opening and closing pieces of the template's reasoning block; absent
+            where the template does not think.
         runtime (str | Unset): llamacpp, or whisper (faster-whisper on CTranslate2)
         flash_attention (PropsFlashAttention | Unset): What the model's llama.cpp contexts ask for (--flash-attn as
             resolved for the model; auto leaves the choice to llama.cpp). Absent for a model llama.cpp does not run
@@ -50,6 +54,8 @@ class Props:
     loaded: bool | Unset = UNSET
     total_slots: int | Unset = UNSET
     chat_template_source: PropsChatTemplateSource | Unset = UNSET
+    tool_format: str | Unset = UNSET
+    reasoning_markers: list[str] | Unset = UNSET
     runtime: str | Unset = UNSET
     flash_attention: PropsFlashAttention | Unset = UNSET
     build_info: str | Unset = UNSET
@@ -77,6 +83,12 @@ class Props:
         chat_template_source: str | Unset = UNSET
         if not isinstance(self.chat_template_source, Unset):
             chat_template_source = self.chat_template_source.value
+
+        tool_format = self.tool_format
+
+        reasoning_markers: list[str] | Unset = UNSET
+        if not isinstance(self.reasoning_markers, Unset):
+            reasoning_markers = self.reasoning_markers
 
         runtime = self.runtime
 
@@ -106,6 +118,10 @@ class Props:
             field_dict["total_slots"] = total_slots
         if chat_template_source is not UNSET:
             field_dict["chat_template_source"] = chat_template_source
+        if tool_format is not UNSET:
+            field_dict["tool_format"] = tool_format
+        if reasoning_markers is not UNSET:
+            field_dict["reasoning_markers"] = reasoning_markers
         if runtime is not UNSET:
             field_dict["runtime"] = runtime
         if flash_attention is not UNSET:
@@ -147,6 +163,10 @@ class Props:
         else:
             chat_template_source = PropsChatTemplateSource(_chat_template_source)
 
+        tool_format = d.pop("tool_format", UNSET)
+
+        reasoning_markers = cast(list[str], d.pop("reasoning_markers", UNSET))
+
         runtime = d.pop("runtime", UNSET)
 
         _flash_attention = d.pop("flash_attention", UNSET)
@@ -169,6 +189,8 @@ class Props:
             loaded=loaded,
             total_slots=total_slots,
             chat_template_source=chat_template_source,
+            tool_format=tool_format,
+            reasoning_markers=reasoning_markers,
             runtime=runtime,
             flash_attention=flash_attention,
             build_info=build_info,
