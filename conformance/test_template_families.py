@@ -1,4 +1,4 @@
-"""Forced calls in every call-syntax family, on the real server, in all four dialects.
+"""Forced calls in every call-syntax family and gpt-oss's harmony, on the real server, in all four dialects.
 
 One server per family, each the bundled SmolLM2 served with a published template of that family
 (``tests/engine/models/published_templates``, llama.cpp's ``models/templates``) through
@@ -47,6 +47,7 @@ FAMILIES = {
     "mistral_args": "mistralai-Ministral-3-14B-Reasoning-2512.jinja",
     "mistral_call_id": "Mistral-Small-3.2-24B-Instruct-2506.jinja",
     "functionary_v3_1": "meetkai-functionary-medium-v3.1.jinja",
+    "harmony": "openai-gpt-oss-120b.jinja",  # channels; the framing comes out of every reply
 }
 TOKENS = 200
 ANTHROPIC_TOOLS: list[Any] = [{"name": t["function"]["name"], "description": t["function"]["description"],

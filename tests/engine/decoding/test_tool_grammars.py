@@ -200,7 +200,7 @@ def _decode(grammar: str, seed: int, limit: int = 300) -> str:
     return decode_masked(grammar_tokenizer().state(grammar), seed, limit)
 
 
-@pytest.mark.parametrize("fmt", ["generic", "hermes", "llama3", "mistral", "gemma"])
+@pytest.mark.parametrize("fmt", ["generic", "hermes", "llama3", "mistral", "gemma", "harmony"])
 @pytest.mark.parametrize("parallel", [False, True])
 def test_random_decoding_reads_back_as_valid_calls(fmt: ToolFormat, parallel: bool) -> None:
     schemas = {WEATHER.name: WEATHER.parameters, CLOCK.name: CLOCK.parameters}
@@ -216,9 +216,21 @@ def test_random_decoding_reads_back_as_valid_calls(fmt: ToolFormat, parallel: bo
                 calls[delta.index] = {"name": delta.name, "arguments": ""}
             calls[delta.index]["arguments"] += delta.arguments
         assert calls, text
-        if not parallel or fmt == "llama3":
+        if not parallel or fmt in ("llama3", "harmony"):  # one call per reply in these formats
             assert len(calls) == 1, text
         for call in calls.values():
             arguments = json.loads(call["arguments"])
             jsonschema.validate(arguments, schemas[call["name"]])
             assert set(arguments) <= set(schemas[call["name"]]["properties"]), text
+
+
+def test_harmony_auto_takes_the_recipient_in_either_place_harmony_allows() -> None:
+    auto = _grammar("harmony", "auto")
+    args = '{"city": "Paris"}'
+    assert _accepts(auto, 'to=functions.get_weather<|channel|>commentary json<|message|>' + args)
+    assert _accepts(auto, 'to=functions.get_weather <|constrain|>json<|message|>' + args)
+    assert _accepts(auto, "to=functions.get_time<|message|>{}")
+    assert not _accepts(auto, "to=functions.get_news<|message|>{}"), "only the tools given"
+    forced = _grammar("harmony", "required")
+    assert _accepts(forced, ' to=functions.get_weather<|channel|>commentary json<|message|>' + args)
+    assert not _accepts(forced, "<|channel|>final<|message|>Sunny."), "a forced reply is a call"

@@ -18,6 +18,7 @@ from superfluid.engine.decoding.tool_readers import (
     CallReader,
     GemmaReader,
     GenericReader,
+    HarmonyReader,
     HermesReader,
     Llama3Reader,
     MistralReader,
@@ -251,6 +252,43 @@ GEMMA_ONE = '```tool_code\nget_weather(city="Paris", unit="celsius")\n```'
         "other_code_block", "partial_marker_at_end", "words_after"])
 def test_gemma_reads_the_same_at_every_cut(text: str, content: str, expected: list[tuple[str, Any]]) -> None:
     _same_at_every_cut(GemmaReader, text, content, expected)
+
+
+# ---- HarmonyReader (gpt-oss) ---------------------------------------------------------------------------------
+# What reaches the reader once the analysis channel was taken out as reasoning; the reply starts inside the
+# header the prompt's <|start|>assistant opened.
+
+
+@pytest.mark.parametrize("text, content, expected", [
+    ("<|channel|>final<|message|>Paris is sunny.<|return|>", "Paris is sunny.", []),
+    ("<|start|>assistant<|channel|>final<|message|>Hi there.", "Hi there.", []),
+    ('<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>'
+     '{"city": "Paris"}', "", [("get_weather", {"city": "Paris"})]),
+    (' to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris", "days": 2}', "",
+     [("get_weather", {"city": "Paris", "days": 2})]),
+    ('<|channel|>commentary<|message|>Let me check.<|end|><|start|>assistant<|channel|>commentary '
+     'to=functions.get_time <|constrain|>json<|message|>{}', "Let me check.", [("get_time", {})]),
+    ("A model that writes no framing.", "A model that writes no framing.", []),
+], ids=["final", "final_after_start", "call_in_channel", "call_in_header", "preamble_then_call", "no_framing"])
+def test_harmony_reads_the_same_at_every_cut(text: str, content: str, expected: list[tuple[str, Any]]) -> None:
+    _same_at_every_cut(HarmonyReader, text, content, expected)
+
+
+def test_harmony_reads_the_call_gpt_oss_s_template_renders() -> None:
+    from pathlib import Path
+
+    from superfluid.engine.models.chat_template import ChatTemplate
+
+    source = (Path(__file__).parents[1] / "models" / "published_templates" / "openai-gpt-oss-120b.jinja").read_text()
+    template = ChatTemplate(source, name="gpt-oss", bos_token="<s>", eos_token="</s>")
+    assert template.call_format == "harmony"
+    assert template.reasoning == ("<|channel|>analysis<|message|>", "<|end|>")
+    call = {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": {"city": "Paris"}}}
+    text = template.render([{"role": "user", "content": "Weather?"},
+                            {"role": "assistant", "content": "", "tool_calls": [call]}],
+                           add_generation_prompt=False).text
+    reply = text[text.rindex("<|start|>assistant") + len("<|start|>assistant"):]
+    _same_at_every_cut(HarmonyReader, reply, "", [("get_weather", {"city": "Paris"})])
 
 
 def test_gemma_opens_the_call_at_its_name_and_streams_the_arguments() -> None:

@@ -118,9 +118,11 @@ def plan_output(messages: tuple[ChatMessage, ...], template: ChatTemplate, *, to
     # renders an assistant turn's calls, else written out as the generic format's JSON.
     native = fmt != "generic" or template.caps.tool_calls
     history = _native_history(messages, fmt) if native else _generic_history(messages)
-    if tools is None or not tools.active:
-        return OutputPlan(messages=history, grammar=grammar)
     control = control or {}
+    if tools is None or not tools.active:
+        if fmt == "harmony":  # the framing comes out of every reply, not only of one with tools
+            return OutputPlan(messages=history, grammar=grammar, reader=fmt, preserve=frozenset(control.values()))
+        return OutputPlan(messages=history, grammar=grammar)
     calls = call_grammar(fmt, tools, control)
     compiled = compile_constraint(calls.constraint)
     if fmt == "generic":

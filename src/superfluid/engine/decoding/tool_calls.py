@@ -13,6 +13,9 @@ A format is chosen from the chat template's source (never the model's name):
 * the families of :mod:`superfluid.engine.decoding.call_syntax` (Qwen3-Coder's ``<function=...>``, GLM's
   ``<arg_key>``, DeepSeek's ``<｜tool▁calls▁begin｜>``, Kimi K2, MiniMax M2, Mistral's ``[ARGS]`` and others),
   each described there as data; these are recognised first, since several of them share ``<tool_call>``.
+* ``harmony`` — the template reads ``tools`` and frames messages with ``<|channel|>`` (gpt-oss): a call is a
+  commentary message to ``functions.NAME`` whose body is the arguments JSON; the reader also takes the framing
+  out of every reply.
 * ``generic`` — every other template: the tools and a JSON reply format are described in a system message and
   the reply is always constrained JSON, ``{"tool_calls": [...]}`` or (``auto``) ``{"response": "..."}``.
 
@@ -33,9 +36,9 @@ from superfluid.errors import InvalidRequest
 ToolChoice = Literal["auto", "none", "required"] | str
 """auto, none, required, or the name of one function that must be called."""
 
-ToolFormat = Literal["generic", "hermes", "llama3", "mistral", "gemma", "qwen3_coder", "seed_oss", "glm", "glm_compact",
-                     "minimax_m2", "dsml", "dsml_tools", "hunyuan", "minicpm", "kimi_k2", "deepseek_r1", "deepseek_v3",
-                     "mistral_args", "mistral_call_id", "functionary_v3_1"]
+ToolFormat = Literal["generic", "harmony", "hermes", "llama3", "mistral", "gemma", "qwen3_coder", "seed_oss", "glm",
+                     "glm_compact", "minimax_m2", "dsml", "dsml_tools", "hunyuan", "minicpm", "kimi_k2", "deepseek_r1",
+                     "deepseek_v3", "mistral_args", "mistral_call_id", "functionary_v3_1"]
 
 HERMES_OPEN = "<tool_call>"
 HERMES_CLOSE = "</tool_call>"
@@ -43,11 +46,16 @@ LLAMA3_OPEN = '{"name"'
 """Llama 3's trigger: a reply that starts (after whitespace) with this is a call."""
 LLAMA3_PYTHON_TAG = "<|python_tag|>"
 MISTRAL_OPEN = "[TOOL_CALLS]"
+HARMONY_MARKERS = ("<|start|>", "<|channel|>", "<|message|>", "<|end|>", "<|constrain|>", "<|call|>", "<|return|>")
+"""gpt-oss's message framing: written out in every reply, tools or not, since the words between these tokens
+(``assistant``, ``final``) are not the answer."""
+HARMONY_CALL = "to=functions."
 GEMMA_OPEN = "```tool_code"
 GEMMA_CLOSE = "```"
 
 FORMAT_MARKERS: dict[ToolFormat, tuple[str, ...]] = {
     "generic": (),
+    "harmony": HARMONY_MARKERS,
     "hermes": (HERMES_OPEN, HERMES_CLOSE),
     "llama3": (),  # a <|python_tag|> token before a JSON call is dropped, as llama.cpp does without built-in tools
     "mistral": (MISTRAL_OPEN,),
@@ -142,6 +150,8 @@ def tool_format(template_source: str, supports_tools: bool) -> ToolFormat:
     other native formats need a template that reads ``tools``."""
     from superfluid.engine.decoding.call_syntax import detect_syntax  # it builds on this module's types
 
+    if "<|channel|>" in template_source and supports_tools:
+        return "harmony"
     syntax = detect_syntax(template_source)
     if syntax is not None:
         return syntax.family  # type: ignore[return-value]

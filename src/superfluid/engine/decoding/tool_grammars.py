@@ -19,6 +19,7 @@ from superfluid.engine.decoding.grammar import JSON_OPTIONS, Constraint, closed_
 from superfluid.engine.decoding.tool_calls import (
     GEMMA_CLOSE,
     GEMMA_OPEN,
+    HARMONY_CALL,
     HERMES_CLOSE,
     HERMES_OPEN,
     LLAMA3_OPEN,
@@ -49,6 +50,8 @@ def call_grammar(fmt: ToolFormat, policy: ToolPolicy, control: Mapping[str, int]
         return CallGrammar(generic_constraint(policy))
     param = "tools" if policy.choice == "auto" else "tool_choice"
     tools = policy.callable_tools()
+    if fmt == "harmony":
+        return _harmony_grammar(policy, tools, param, control)
     if fmt in SYNTAXES:
         syntax = SYNTAXES[fmt]
         lark = syntax_lark(syntax, tools, parallel=policy.parallel, param=param, control=control)
@@ -108,6 +111,33 @@ def _any_call(tools: tuple[ToolSpec, ...], args_key: str) -> dict[str, Any]:
     if len(tools) == 1:
         return _call_schema(tools[0], args_key)
     return {"anyOf": [_call_schema(t, args_key) for t in tools]}
+
+
+# ---- harmony (gpt-oss): a commentary message to functions.NAME ---------------------------------------------
+
+
+def _harmony_grammar(policy: ToolPolicy, tools: tuple[ToolSpec, ...], param: str,
+                     control: Mapping[str, int]) -> CallGrammar:
+    """One call, as gpt-oss makes one call per message (the message ends at ``<|call|>``, an end token).
+
+    A forced call continues the prompt's ``<|start|>assistant`` with the header the template writes for a call
+    (`` to=functions.NAME<|channel|>commentary json<|message|>``). ``auto`` engages at ``to=functions.`` in
+    either place harmony allows it, the header's start or after the channel's name, and takes what the header
+    may still hold before ``<|message|>``."""
+    channel, message, constrain = (_marker(m, control) for m in ("<|channel|>", "<|message|>", "<|constrain|>"))
+    if policy.choice != "auto":
+        lark = f'start: {_lit(" " + HARMONY_CALL)} call\ncall: {_forced_calls(tools, channel, message)}\n'
+        return CallGrammar(Constraint(lark=lark, param=param))
+    tail = (f'(({channel} "commentary")? (" json" | " " {constrain} "json")? {message})')
+    lark = (f"start: {_lit(HARMONY_CALL)} call\ncall: "
+            + " | ".join(f"{_lit(t.name)} {tail} {_json(closed_objects(t.parameters or {'type': 'object'}))}"
+                         for t in tools) + "\n")
+    return CallGrammar(Constraint(lark=lark, param=param), trigger=HARMONY_CALL)
+
+
+def _forced_calls(tools: tuple[ToolSpec, ...], channel: str, message: str) -> str:
+    return " | ".join(f'{_lit(t.name)} {channel} "commentary json" {message} '
+                      f"{_json(closed_objects(t.parameters or {'type': 'object'}))}" for t in tools)
 
 
 # ---- Gemma: ```tool_code\nname(key=value, ...)\n``` ------------------------------------------------------

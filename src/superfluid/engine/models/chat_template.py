@@ -88,6 +88,7 @@ REASONING_MARKERS: tuple[tuple[str, str], ...] = (
     ("<|START_THINKING|>", "<|END_THINKING|>"),  # Command R7B, Command A
     ("<|channel>thought", "<channel|>"),  # Gemma 4
     ("[THINK]", "[/THINK]"),  # Magistral, Ministral 3 Reasoning
+    ("<|channel|>analysis<|message|>", "<|end|>"),  # gpt-oss (harmony's analysis channel)
     ("<think>", "</think>"),  # Qwen3, DeepSeek R1, GLM, Kimi, MiniMax M2, Nemotron and most others
 )
 """The reasoning blocks templates write, as (open, close); the first whose pair a template renders around an

@@ -12,7 +12,7 @@ from collections.abc import Callable
 import llama_cpp
 
 from superfluid.engine.decoding.grammar import GrammarState, GrammarTokenizer
-from superfluid.engine.decoding.output_plan import plan_output
+from superfluid.engine.decoding.output_plan import OutputPlan, plan_output
 from superfluid.engine.decoding.sampling import resolve
 from superfluid.engine.decoding.text_output import TextOutput
 from superfluid.engine.decoding.tool_calls import format_markers
@@ -197,6 +197,24 @@ class ServedModel:
         first = self._grammar_state(grammar, param)
         return (first, *(first.copy() for _ in range(n - 1)))
 
+    def chat_text(self, request: GenerationRequest) -> tuple[str, bool, OutputPlan]:
+        """A chat request's prompt as text (before any prefill), whether the reply starts inside the reasoning
+        block, and the plan of its output."""
+        prompt = request.prompt
+        assert isinstance(prompt, ChatPrompt)
+        plan = plan_output(prompt.messages, self.template, tools=request.tools, constraint=request.constraint,
+                           control=self.control_markers)
+        rendered = self.template.render(plan.messages, tools=plan.template_tools,
+                                        add_generation_prompt=prompt.add_generation_prompt,
+                                        kwargs=prompt.template_kwargs)
+        text, opened = rendered.text, rendered.starts_in_reasoning
+        if opened and plan.grammar:
+            # The whole reply is constrained (a forced call, an output format) and must be the answer, not
+            # reasoning: close the block the template opened, as its thinking-off form does.
+            text += close_reasoning(text, self.template.reasoning[1])
+            opened = False
+        return text, opened, plan
+
     def _prompt(self, request: GenerationRequest, check_window: bool) -> PreparedPrompt:
         prompt = request.prompt
         if isinstance(prompt, ChatPrompt):
@@ -205,21 +223,7 @@ class ServedModel:
             self._refuse_overlong(sum(least_rendered_chars(m.content) for m in prompt.messages
                                       if m.role in RENDERED_AS_IS and len(m.content) > LIGHT_PROMPT_CHARS),
                                   "messages", check_window)
-            plan = plan_output(prompt.messages, self.template, tools=request.tools, constraint=request.constraint,
-                               control=self.control_markers)
-            rendered = self.template.render(
-                plan.messages,
-                tools=plan.template_tools,
-                add_generation_prompt=prompt.add_generation_prompt,
-                kwargs=prompt.template_kwargs,
-            )
-            text = rendered.text
-            opened = rendered.starts_in_reasoning
-            if opened and plan.grammar:
-                # The whole reply is constrained (a forced call, an output format) and must be the answer, not
-                # reasoning: close the block the template opened, as its thinking-off form does.
-                text += close_reasoning(text, self.template.reasoning[1])
-                opened = False
+            text, opened, plan = self.chat_text(request)
             if prompt.prefill:
                 self._check_prefill(request, opened=opened)
                 text += prompt.prefill

@@ -173,6 +173,10 @@ def adapt(messages: list[dict[str, Any]], caps: TemplateCaps) -> list[dict[str, 
         for message in out:
             if message.get("role") == "developer":
                 message["role"] = "system"
+    else:  # gpt-oss's template reads an assistant turn's reasoning as `thinking`, as Hugging Face passes it
+        for message in out:
+            if message.get("reasoning_content") and not message.get("thinking"):
+                message["thinking"] = message["reasoning_content"]
     if not caps.system_role:
         out = _fold_system(out)
     for message in out:
