@@ -48,6 +48,8 @@ FAMILIES = {
     "mistral_call_id": "Mistral-Small-3.2-24B-Instruct-2506.jinja",
     "functionary_v3_1": "meetkai-functionary-medium-v3.1.jinja",
     "harmony": "openai-gpt-oss-120b.jinja",  # channels; the framing comes out of every reply
+    "apriel": "Apriel-1.6-15b-Thinker-fixed.jinja",  # JSON call objects in a list between markers
+    "apertus": "Apertus-8B-Instruct.jinja",  # {"NAME": arguments} objects
 }
 TOKENS = 200
 ANTHROPIC_TOOLS: list[Any] = [{"name": t["function"]["name"], "description": t["function"]["description"],

@@ -5,7 +5,9 @@ Most native formats that are not a JSON object per call share one of two shapes:
     [section_open] call (call_sep call)* [section_close]
     call = call_open NAME name_end ARGUMENTS call_close
 
-where ARGUMENTS is either one JSON object (DeepSeek, Kimi K2, Mistral's ``[ARGS]``, Functionary v3.1) or a
+where ARGUMENTS is either one JSON object (DeepSeek, Kimi K2, Mistral's ``[ARGS]``, Functionary v3.1, and the
+JSON call objects between markers of Nemotron Nano 2, Apriel, MiniMax M1, FireFunction, Granite 3.3, GigaChat and
+Apertus, whose ``{"name": "`` is a piece like any other) or a
 run of ``arg_open KEY arg_mid VALUE arg_close`` pairs (Qwen3-Coder, Seed-OSS, GLM, MiniMax M2, DeepSeek's DSML,
 Hunyuan, MiniCPM), whose string values are written raw and other values as JSON. One
 :class:`CallSyntax` per family holds the pieces exactly as the family's template writes them (the tests render
@@ -150,6 +152,23 @@ _MISTRAL_CALL_ID = CallSyntax("mistral_call_id", call_open="[TOOL_CALLS]", name_
                               call_close="")
 _FUNCTIONARY = CallSyntax("functionary_v3_1", call_open="<function=", name_end=">", call_close="</function>")
 
+# JSON call objects between markers: the object's opening, its name and its arguments key are pieces too.
+_OBJECT = {"call_open": '{"name": "', "name_end": '", "arguments": ', "call_close": "}"}
+_NEMOTRON_V2 = CallSyntax("nemotron_v2", section_open="<TOOLCALL>[", section_close="]</TOOLCALL>", call_sep=", ",
+                          **_OBJECT)  # type: ignore[arg-type]
+_APRIEL = CallSyntax("apriel", section_open="<tool_calls>[", section_close="]</tool_calls>", call_sep=", ",
+                     **_OBJECT)  # type: ignore[arg-type]
+_MINIMAX_M1 = CallSyntax("minimax_m1", section_open="<tool_calls>\n", section_close="\n</tool_calls>",
+                         call_sep="\n", **_OBJECT)  # type: ignore[arg-type]
+_FIREFUNCTION = CallSyntax("firefunction_v2", section_open=" functools[", section_close="]", call_sep=", ",
+                           **_OBJECT)  # type: ignore[arg-type]
+_GRANITE = CallSyntax("granite", section_open="<|tool_call|>[", section_close="]", call_sep=", ",
+                      **_OBJECT)  # type: ignore[arg-type]
+_GIGACHAT = CallSyntax("gigachat", call_open='<|function_call|>{"name": "', name_end='", "arguments": ',
+                       call_close="}")
+_APERTUS = CallSyntax("apertus", section_open="<|tools_prefix|>[", section_close="]<|tools_suffix|>",
+                      call_sep=", ", call_open='{"', name_end='": ', call_close="}")
+
 
 def detect_syntax(source: str) -> CallSyntax | None:
     """The family a template's source writes its calls in, by the pieces only that family's templates hold
@@ -170,6 +189,18 @@ def detect_syntax(source: str) -> CallSyntax | None:
         return _KIMI_K2
     if "tool▁calls▁begin" in source:
         return _DEEPSEEK_R1 if "```json" in source else _DEEPSEEK_V3
+    if "<tool_calls>" in source:
+        return _APRIEL  # or MiniMax M1's layout: see layouts()
+    if "<TOOLCALL>" in source:
+        return _NEMOTRON_V2
+    if "functools[" in source:
+        return _FIREFUNCTION
+    if "<|tool_call|>" in source:
+        return _GRANITE
+    if "<|tools_prefix|>" in source:
+        return _APERTUS
+    if "<|function_call|>" in source:
+        return _GIGACHAT
     if "[TOOL_CALLS]" in source and "[ARGS]" in source:
         return _MISTRAL_CALL_ID if "[CALL_ID]" in source else _MISTRAL_ARGS
     if '<function name="' in source and '<param name="' in source:
@@ -181,10 +212,11 @@ def detect_syntax(source: str) -> CallSyntax | None:
 
 SYNTAXES: dict[str, CallSyntax] = {s.family: s for s in (
     _QWEN3_CODER, _SEED_OSS, _GLM, _GLM_COMPACT, _MINIMAX_M2, _DSML_FUNCTIONS, _DSML_TOOLS, _HUNYUAN, _MINICPM,
-    _KIMI_K2, _DEEPSEEK_R1, _DEEPSEEK_V3, _MISTRAL_ARGS, _MISTRAL_CALL_ID, _FUNCTIONARY)}
+    _KIMI_K2, _DEEPSEEK_R1, _DEEPSEEK_V3, _MISTRAL_ARGS, _MISTRAL_CALL_ID, _FUNCTIONARY, _NEMOTRON_V2, _APRIEL,
+    _MINIMAX_M1, _FIREFUNCTION, _GRANITE, _GIGACHAT, _APERTUS)}
 """Every syntax by its format name (a family with two layouts has a name for each)."""
 
-_LAYOUTS = {"glm": ("glm", "glm_compact")}
+_LAYOUTS = {"glm": ("glm", "glm_compact"), "apriel": ("apriel", "minimax_m1")}
 """Families whose templates differ in layout only: the one a template writes is found by rendering a call."""
 
 
@@ -378,6 +410,7 @@ class SyntaxReader:
         self.open = _Piece(opening if syntax.section_open else opening[len(syntax.trigger):])
         self.close = _Piece(syntax.call_close)
         self.section_close = _Piece(syntax.section_close)
+        self.sep = _Piece(syntax.call_sep)
         # The name ends where name_end starts; a placeholder in name_end (Kimi's position, Mistral's id) is
         # skipped up to the literal text after it.
         parts = PLACEHOLDER.split(syntax.name_end)
@@ -439,6 +472,12 @@ class SyntaxReader:
 
     def _section(self, out: ParsedPiece) -> bool:
         """Inside a section: another call, or the section's end."""
+        if self.sep:
+            taken = self.sep.take(self.buffer)
+            if taken is None:
+                return False
+            if taken:
+                self.buffer = self.buffer[taken:]
         closed = self.section_close.take(self.buffer) if self.section_close else False
         if closed:
             self.buffer = self.buffer[closed:]
@@ -468,6 +507,9 @@ class SyntaxReader:
         head = self.buffer.lstrip()
         stops = [self.name_stop, self.close] + ([self.arg_open] if self.s.xml else [])
         ends = [found[0] for found in (p.find(head) for p in stops if p) if found is not None]
+        if not ends and self.name_stop and self.name_stop.held_back(head):
+            self.buffer = head  # the name's ending may be arriving (JSON objects' '", "arguments":')
+            return False
         space = re.search(r"\s", head)
         if space is not None and space.start() > 0:
             ends.append(space.start())

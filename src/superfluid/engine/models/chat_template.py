@@ -229,6 +229,10 @@ class ChatTemplate:
     ) -> RenderedPrompt:
         extra = dict(kwargs or {})
         self.check_kwargs(extra)
+        if "enable_thinking" in self.variables:
+            # As llama-server passes it: llama.cpp's published templates are written for a thinking switch that is
+            # on unless a request turns it off (QwQ's renders an empty block when it is undefined).
+            extra.setdefault("enable_thinking", True)
         shaped = adapt(messages, self.caps)
         try:
             text = self._raw_render(shaped, [dict(t) for t in tools] if tools else None,

@@ -92,11 +92,18 @@ class GenerationBlock(Extension):
         return nodes.Scope(body, lineno=lineno)
 
 
+def _unsafe(value: Any) -> Any:
+    return str(value) if isinstance(value, str) else value
+
+
 def template_environment() -> SandboxedEnvironment:
     env = SandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols, GenerationBlock],
                                undefined=LenientUndefined)
     env.filters["tojson"] = _tojson
     env.filters["from_json"] = _from_json
+    # Prompts are not HTML: `"text"|safe + value` must not escape value's quotes (Functionary v3.1 writes its
+    # tools so), as llama.cpp's renderer, which has no markup strings, does not.
+    env.filters["safe"] = _unsafe
     env.globals["raise_exception"] = _raise_exception
     env.globals["strftime_now"] = _strftime_now
     return env
