@@ -156,18 +156,24 @@ def sweep(names: list[str], logs: Path) -> tuple[list[str], int, int]:
     return lines, passed, total
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def template_arguments(description: str, record_as: str) -> tuple[list[str], bool]:
+    """The command line of a sweep over the published templates: the names to run (all by default) and
+    whether to record the report as benchmarks/results/``record_as``.txt."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("templates", nargs="*", help="template file names (default: the whole folder)")
-    parser.add_argument("--record", action="store_true", help="write benchmarks/results/template-calls.txt")
+    parser.add_argument("--record", action="store_true", help=f"write benchmarks/results/{record_as}.txt")
     args = parser.parse_args()
-    names = args.templates or sorted(p.name for p in FOLDER.glob("*.jinja"))
+    return args.templates or sorted(p.name for p in FOLDER.glob("*.jinja")), args.record
+
+
+def main() -> int:
+    names, recording = template_arguments(__doc__.splitlines()[0], "template-calls")
     with tempfile.TemporaryDirectory() as logs:
         lines, passed, total = sweep(names, Path(logs))
     report = "\n".join([f"{passed} of {total} cases pass, {len(names)} templates, {len(CASES)} cases each "
                         f"(model {DEFAULT_MODEL}; cases: {', '.join(CASES)})", "", *lines])
     print(report)
-    if args.record:
+    if recording:
         print(f"recorded in {record('template-calls', report)}")
     return 0 if passed == total else 1
 

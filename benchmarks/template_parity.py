@@ -12,7 +12,6 @@ Run: ``python -m benchmarks.template_parity [--record] [TEMPLATE ...]`` (about 2
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import tempfile
@@ -24,13 +23,13 @@ from conformance.server import free_port
 
 from benchmarks.peers import LLAMA_SERVER, Peer, _spawn, _wait
 from benchmarks.recording import record
+from benchmarks.template_calls import FOLDER, template_arguments
 from superfluid.engine.decoding.tool_calls import policy_from_openai
 from superfluid.engine.models.model_sources import DEFAULT_MODEL, resolve
 from superfluid.engine.models.served_model import ServedModel
 from superfluid.engine.types import ChatMessage, ChatPrompt, GenerationRequest
 from superfluid.settings import Settings
 
-FOLDER = Path(__file__).resolve().parents[1] / "tests" / "engine" / "models" / "published_templates"
 WEATHER = {"type": "function", "function": {
     "name": "get_weather", "description": "Current weather for a city",
     "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
@@ -120,20 +119,16 @@ def compare(names: list[str], logs: Path) -> tuple[list[str], int, int]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("templates", nargs="*", help="template file names (default: the whole folder)")
-    parser.add_argument("--record", action="store_true", help="write benchmarks/results/template-parity.txt")
-    args = parser.parse_args()
+    names, recording = template_arguments(__doc__.splitlines()[0], "template-parity")
     if not LLAMA_SERVER.exists():
         print(f"{LLAMA_SERVER} is missing: run benchmarks/build_llama_server.sh first", file=sys.stderr)
         return 2
-    names = args.templates or sorted(p.name for p in FOLDER.glob("*.jinja"))
     with tempfile.TemporaryDirectory() as logs:
         lines, same, total = compare(names, Path(logs))
     report = "\n".join([f"{same} of {total} renderings identical to llama-server's, byte for byte ({len(names)} "
                         f"templates; conversations: {', '.join(CONVERSATIONS)})", "", *lines])
     print(report)
-    if args.record:
+    if recording:
         print(f"recorded in {record('template-parity', report)}")
     return 0
 

@@ -22,12 +22,17 @@ WEATHER = [{"type": "function", "function": {"name": "get_weather", "parameters"
     "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]
 
 
-@pytest.fixture(scope="module")
-def served() -> Iterator[ServedModel]:
-    settings = Settings(models=(DEFAULT_MODEL,), threads=1, parallel=2, ctx_size=1024, chat_template_file=HERMES)
+def _served(template: Path, parallel: int) -> Iterator[ServedModel]:
+    settings = Settings(models=(DEFAULT_MODEL,), threads=1, parallel=parallel, ctx_size=1024 * parallel,
+                        chat_template_file=template)
     model = ServedModel.load(DEFAULT_MODEL, resolve(DEFAULT_MODEL), settings)
     yield model
     model.close()
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[ServedModel]:
+    yield from _served(HERMES, parallel=2)
 
 
 def _request(served: ServedModel, n: int) -> GenerationRequest:
@@ -55,10 +60,7 @@ QWEN35 = Path(__file__).parent / "published_templates" / "Qwen3.5-4B.jinja"
 
 @pytest.fixture(scope="module")
 def thinking() -> Iterator[ServedModel]:
-    settings = Settings(models=(DEFAULT_MODEL,), threads=1, parallel=1, ctx_size=2048, chat_template_file=QWEN35)
-    model = ServedModel.load(DEFAULT_MODEL, resolve(DEFAULT_MODEL), settings)
-    yield model
-    model.close()
+    yield from _served(QWEN35, parallel=2)
 
 
 def _ask(served: ServedModel, choice: str) -> GenerationRequest:

@@ -493,15 +493,20 @@ class SyntaxReader:
         self.stage = "text"  # not a call after all: the rest is words
         return True
 
-    def _opening(self, out: ParsedPiece) -> bool:
-        """The rest of a call's opening after the trigger (Qwen3-Coder's ``<function=``)."""
-        taken = self.open.take(self.buffer) if self.open else False
+    def _optional(self, piece: _Piece, then: str) -> bool:
+        """Drop ``piece`` where the buffer starts with it and move to stage ``then``; False while it may still be
+        arriving."""
+        taken = piece.take(self.buffer) if piece else False
         if taken is None:
             return False
         if taken:
             self.buffer = self.buffer[taken:]
-        self.stage = "name"
+        self.stage = then
         return True
+
+    def _opening(self, out: ParsedPiece) -> bool:
+        """The rest of a call's opening after the trigger (Qwen3-Coder's ``<function=``)."""
+        return self._optional(self.open, "name")
 
     def _name(self, out: ParsedPiece) -> bool:
         head = self.buffer.lstrip()
@@ -532,13 +537,7 @@ class SyntaxReader:
 
     def _name_end(self, out: ParsedPiece) -> bool:
         """What ends the name, where the family writes it (DeepSeek R1's fence may come after a newline)."""
-        taken = self.name_stop.take(self.buffer) if self.name_stop else False
-        if taken is None:
-            return False
-        if taken:
-            self.buffer = self.buffer[taken:]
-        self.stage = "name_tail" if self.name_tail else self._body
-        return True
+        return self._optional(self.name_stop, "name_tail" if self.name_tail else self._body)
 
     def _name_tail(self, out: ParsedPiece) -> bool:
         """What follows a placeholder in the name's ending (Kimi's ``<|tool_call_argument_begin|>``)."""
