@@ -119,7 +119,8 @@ class ChatTemplate:
             raise TemplateCompileError(f"chat template {name}, line {exc.lineno}: {exc.message}") from exc
         self.variables: frozenset[str] = frozenset(jinja2.meta.find_undeclared_variables(parsed))
         self.reasoning_levels = "reasoning_effort" in self.variables
-        self.supports_tools = "tools" in self.variables
+        # FireFunction's template reads the tools as `functions` (a JSON string), as llama.cpp hands them to it.
+        self.supports_tools = "tools" in self.variables or "functions" in self.variables
         self._tools_none = self._renders_with_tools_none()
         self.caps: TemplateCaps = probe(self._raw_render, source)
         found = self._reasoning_markers()
@@ -212,7 +213,7 @@ class ChatTemplate:
             "add_generation_prompt": add_generation_prompt,
             "bos_token": self._bos,
             "eos_token": self._eos,
-            "functions": json.dumps(tools or [], indent=2, ensure_ascii=False),
+            "functions": json.dumps(tools, indent=2, ensure_ascii=False) if tools else "",
         }
         if tools or self._tools_none:
             variables["tools"] = tools or None
