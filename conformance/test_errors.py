@@ -301,6 +301,12 @@ def test_reasoning_effort_on_a_template_without_levels(http: httpx.Client, model
     assert "reasoning_effort" in (error["param"] or "")
 
 
+def test_an_unknown_reasoning_level_is_refused_on_every_model(http: httpx.Client, model: str) -> None:
+    # Known levels on a template without them are the template's business (above); an unknown one never is.
+    error = _error(http.post("/v1/chat/completions", json=_chat(model, reasoning_effort="ultra")), 400)
+    assert "reasoning_effort" in (error["param"] or "") and "ultra" in error["message"]
+
+
 # ---- routes -----------------------------------------------------------------------------------------
 
 

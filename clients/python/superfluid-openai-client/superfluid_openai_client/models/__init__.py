@@ -33,6 +33,7 @@ from .chat_completion_object import ChatCompletionObject
 from .chat_completion_request import ChatCompletionRequest
 from .chat_completion_request_chat_template_kwargs_type_0 import ChatCompletionRequestChatTemplateKwargsType0
 from .chat_completion_request_logit_bias_type_0 import ChatCompletionRequestLogitBiasType0
+from .chat_completion_request_reasoning_effort import ChatCompletionRequestReasoningEffort
 from .chat_completion_request_response_format_type_0 import ChatCompletionRequestResponseFormatType0
 from .chat_completion_request_response_format_type_0_type import ChatCompletionRequestResponseFormatType0Type
 from .chat_completion_request_tool_choice_type_1 import ChatCompletionRequestToolChoiceType1
@@ -277,6 +278,7 @@ __all__ = (
     "ChatCompletionRequest",
     "ChatCompletionRequestChatTemplateKwargsType0",
     "ChatCompletionRequestLogitBiasType0",
+    "ChatCompletionRequestReasoningEffort",
     "ChatCompletionRequestResponseFormatType0",
     "ChatCompletionRequestResponseFormatType0Type",
     "ChatCompletionRequestToolChoiceType1",

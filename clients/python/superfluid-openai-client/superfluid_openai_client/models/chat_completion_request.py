@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.chat_completion_request_reasoning_effort import ChatCompletionRequestReasoningEffort
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -51,7 +52,8 @@ class ChatCompletionRequest:
         logit_bias (ChatCompletionRequestLogitBiasType0 | None | Unset):
         chat_template_kwargs (ChatCompletionRequestChatTemplateKwargsType0 | None | Unset):
         enable_thinking (bool | None | Unset):
-        reasoning_effort (None | str | Unset):
+        reasoning_effort (ChatCompletionRequestReasoningEffort | Unset): OpenAI's levels. The chat template gets the
+            level where it reads reasoning_effort; an unknown level is a 400 naming the field on every model.
         tools (list[ChatCompletionRequestToolsType0Item] | None | Unset):
         tool_choice (ChatCompletionRequestToolChoiceType1 | None | str | Unset):
         parallel_tool_calls (bool | None | Unset):
@@ -81,7 +83,7 @@ class ChatCompletionRequest:
     logit_bias: ChatCompletionRequestLogitBiasType0 | None | Unset = UNSET
     chat_template_kwargs: ChatCompletionRequestChatTemplateKwargsType0 | None | Unset = UNSET
     enable_thinking: bool | None | Unset = UNSET
-    reasoning_effort: None | str | Unset = UNSET
+    reasoning_effort: ChatCompletionRequestReasoningEffort | Unset = UNSET
     tools: list[ChatCompletionRequestToolsType0Item] | None | Unset = UNSET
     tool_choice: ChatCompletionRequestToolChoiceType1 | None | str | Unset = UNSET
     parallel_tool_calls: bool | None | Unset = UNSET
@@ -239,11 +241,9 @@ class ChatCompletionRequest:
         else:
             enable_thinking = self.enable_thinking
 
-        reasoning_effort: None | str | Unset
-        if isinstance(self.reasoning_effort, Unset):
-            reasoning_effort = UNSET
-        else:
-            reasoning_effort = self.reasoning_effort
+        reasoning_effort: str | Unset = UNSET
+        if not isinstance(self.reasoning_effort, Unset):
+            reasoning_effort = self.reasoning_effort.value
 
         tools: list[dict[str, Any]] | None | Unset
         if isinstance(self.tools, Unset):
@@ -585,14 +585,12 @@ class ChatCompletionRequest:
 
         enable_thinking = _parse_enable_thinking(d.pop("enable_thinking", UNSET))
 
-        def _parse_reasoning_effort(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        reasoning_effort = _parse_reasoning_effort(d.pop("reasoning_effort", UNSET))
+        _reasoning_effort = d.pop("reasoning_effort", UNSET)
+        reasoning_effort: ChatCompletionRequestReasoningEffort | Unset
+        if isinstance(_reasoning_effort, Unset):
+            reasoning_effort = UNSET
+        else:
+            reasoning_effort = ChatCompletionRequestReasoningEffort(_reasoning_effort)
 
         def _parse_tools(data: object) -> list[ChatCompletionRequestToolsType0Item] | None | Unset:
             if data is None:
