@@ -290,3 +290,12 @@ def test_random_decoding_reads_back_as_valid_calls(fmt: str, parallel: bool) -> 
             assert len(calls) == 1, text
         for call in calls:
             jsonschema.validate(call["arguments"], schemas[call["name"]])
+
+
+def test_a_template_that_only_mentions_tool_call_is_not_taken_for_hermes() -> None:
+    # MiniMax M3 writes <tool_call> around its own XML; forcing Hermes JSON on it would be a format its model
+    # never saw, so it gets the generic format. Real Hermes templates render the probe call as Hermes.
+    assert _template("MiniMax-M3.jinja").call_format == "generic"
+    for name in ("Qwen-Qwen2.5-7B-Instruct.jinja", "NousResearch-Hermes-3-Llama-3.1-8B-tool_use.jinja",
+                 "ibm-granite-granite-4.0.jinja", "Reka-Edge.jinja"):
+        assert _template(name).call_format == "hermes", name

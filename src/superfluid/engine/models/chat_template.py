@@ -96,6 +96,9 @@ assistant turn's ``reasoning_content`` is that template's."""
 
 THINK = ("<think>", "</think>")
 
+HERMES_PROBE = f'<tool_call>\n{{"name": "{PROBE_CALL[0]}", "arguments": '
+"""How a Hermes template writes the probe call's opening."""
+
 
 def close_reasoning(prompt: str, close: str = "</think>") -> str:
     """What closes the reasoning block a prompt ends in, as thinking-off templates write it
@@ -166,17 +169,31 @@ class ChatTemplate:
     @functools.cached_property
     def call_format(self) -> ToolFormat:
         """The call format this template speaks: :func:`tool_format` on its source, then its own rendering of a
-        call, which tells a family's layouts apart and finds the family of a template that builds its pieces
-        at render time (Hunyuan's ``'<arg_key{}>'.format(...)``)."""
+        call, which tells a family's layouts apart, finds the family of a template that builds its pieces at
+        render time (Hunyuan's ``'<arg_key{}>'.format(...)``), and turns down Hermes for a template that only
+        mentions ``<tool_call>`` but writes its calls otherwise (MiniMax M3): such a template gets the generic
+        format rather than one its model was not trained on."""
         fmt = tool_format(self.source, self.supports_tools)
         if fmt in SYNTAXES:
             candidates = layouts(fmt)
-        elif fmt == "generic" and self.caps.tool_calls:
+            if len(candidates) == 1:
+                return fmt
+        elif fmt in ("generic", "hermes") and self.caps.tool_calls:
             candidates = tuple(SYNTAXES)
         else:
             return fmt
-        if len(candidates) == 1:
+        text = self._probe_call_rendering()
+        if text is None:
             return fmt
+        if fmt == "hermes" and HERMES_PROBE in text:
+            return fmt
+        for candidate in candidates:
+            if SYNTAXES[candidate].write([PROBE_CALL]) in text:
+                return candidate  # type: ignore[return-value]
+        return "generic" if fmt == "hermes" else fmt
+
+    def _probe_call_rendering(self) -> str | None:
+        """The template's rendering of a conversation holding one call (PROBE_CALL) and its result."""
         name, arguments = PROBE_CALL
         call = {"id": "abcDEF123", "type": "function", "function": {"name": name, "arguments": arguments}}
         messages: list[dict[str, Any]] = [{"role": "user", "content": "Hi."},
@@ -185,13 +202,9 @@ class ChatTemplate:
                                            "content": "Sunny."}]
         tool = {"type": "function", "function": {"name": name, "description": "", "parameters": {"type": "object"}}}
         try:
-            text = self._raw_render(adapt(messages, self.caps), [tool])
+            return self._raw_render(adapt(messages, self.caps), [tool])
         except Exception:
-            return fmt
-        for candidate in candidates:
-            if SYNTAXES[candidate].write([PROBE_CALL]) in text:
-                return candidate  # type: ignore[return-value]
-        return fmt
+            return None
 
     def check_kwargs(self, kwargs: dict[str, Any]) -> None:
         """Refuse request template variables this template never reads."""
