@@ -61,6 +61,7 @@ SOURCES = {
     "nemotron_v2": "NVIDIA-Nemotron-Nano-v2.jinja", "apriel": "Apriel-1.6-15b-Thinker-fixed.jinja",
     "minimax_m1": "MiniMax-M1.jinja", "firefunction_v2": "fireworks-ai-llama-3-firefunction-v2.jinja",
     "gigachat": "GigaChat3.1-10B-A1.8B.jinja", "apertus": "Apertus-8B-Instruct.jinja",
+    "command_r7b": "CohereForAI-c4ai-command-r7b-12-2024-tool_use.jinja",
 }
 
 

@@ -33,7 +33,7 @@ from superfluid.engine.decoding.tool_calls import ParsedPiece, ToolCallDelta, To
 from superfluid.errors import ConstraintUnsatisfiable
 
 PLACEHOLDER = re.compile(r"\{(index|id)\}")
-"""What stands in ``name_end`` for a call's 0-based position in the reply (``{index}``: Kimi K2's
+"""What stands in ``call_open`` or ``name_end`` for a call's 0-based position in the reply (``{index}``: Kimi K2's
 ``functions.name:0``) or for its id (``{id}``: Mistral's ``[CALL_ID]``, nine letters and digits)."""
 
 
@@ -63,7 +63,7 @@ class CallSyntax:
     @property
     def trigger(self) -> str:
         """What starts the calls: the grammar of ``auto`` engages from here."""
-        return (self.section_open or self.call_open).strip().split("\n")[0]
+        return PLACEHOLDER.split((self.section_open or self.call_open).strip().split("\n")[0])[0]
 
     def markers(self) -> tuple[str, ...]:
         """The pieces' special-token-like parts (``<tool_call>``, ``<｜tool▁sep｜>``, ``[ARGS]``): a vocabulary
@@ -84,7 +84,7 @@ class CallSyntax:
                 body = "".join(self._write_argument(key, value) for key, value in arguments.items())
             else:
                 body = json.dumps(dict(arguments), ensure_ascii=False)
-            out.append(self.call_open + name + _fill(self.name_end, index) + body + self.call_close)
+            out.append(_fill(self.call_open, index) + name + _fill(self.name_end, index) + body + self.call_close)
         return self.section_open + self.call_sep.join(out) + self.section_close
 
     def _write_argument(self, key: str, value: Any) -> str:
@@ -166,6 +166,9 @@ _GRANITE = CallSyntax("granite", section_open="<|tool_call|>[", section_close="]
                       **_OBJECT)  # type: ignore[arg-type]
 _GIGACHAT = CallSyntax("gigachat", call_open='<|function_call|>{"name": "', name_end='", "arguments": ',
                        call_close="}")
+_COMMAND = CallSyntax("command_r7b", section_open="<|START_ACTION|>[\n    ", section_close="\n]<|END_ACTION|>",
+                      call_sep=",\n    ", call_open='{"tool_call_id": "{index}", "tool_name": "',
+                      name_end='", "parameters": ', call_close="}")
 _APERTUS = CallSyntax("apertus", section_open="<|tools_prefix|>[", section_close="]<|tools_suffix|>",
                       call_sep=", ", call_open='{"', name_end='": ', call_close="}")
 
@@ -197,6 +200,8 @@ def detect_syntax(source: str) -> CallSyntax | None:
         return _FIREFUNCTION
     if "<|tool_call|>" in source:
         return _GRANITE
+    if "<|START_ACTION|>" in source:
+        return _COMMAND
     if "<|tools_prefix|>" in source:
         return _APERTUS
     if "<|function_call|>" in source:
@@ -213,7 +218,7 @@ def detect_syntax(source: str) -> CallSyntax | None:
 SYNTAXES: dict[str, CallSyntax] = {s.family: s for s in (
     _QWEN3_CODER, _SEED_OSS, _GLM, _GLM_COMPACT, _MINIMAX_M2, _DSML_FUNCTIONS, _DSML_TOOLS, _HUNYUAN, _MINICPM,
     _KIMI_K2, _DEEPSEEK_R1, _DEEPSEEK_V3, _MISTRAL_ARGS, _MISTRAL_CALL_ID, _FUNCTIONARY, _NEMOTRON_V2, _APRIEL,
-    _MINIMAX_M1, _FIREFUNCTION, _GRANITE, _GIGACHAT, _APERTUS)}
+    _MINIMAX_M1, _FIREFUNCTION, _GRANITE, _GIGACHAT, _APERTUS, _COMMAND)}
 """Every syntax by its format name (a family with two layouts has a name for each)."""
 
 _LAYOUTS = {"glm": ("glm", "glm_compact"), "apriel": ("apriel", "minimax_m1")}
@@ -346,12 +351,21 @@ def _string_text(prop: Mapping[str, Any], close: str) -> str:
 
 class _Piece:
     """A piece as the reader meets it: whitespace around it and between its parts is whatever the model wrote
-    (GLM-family models differ on the newlines between ``</arg_key>`` and ``<arg_value>``)."""
+    (GLM-family models differ on the newlines between ``</arg_key>`` and ``<arg_value>``), and a placeholder
+    (Command's ``"tool_call_id": "{index}"``) is whatever position or id the model wrote there."""
 
     def __init__(self, text: str) -> None:
-        parts = text.split()
-        self.text = "".join(parts)
-        self.regex = re.compile(r"\s*".join(re.escape(p) for p in parts)) if parts else None
+        bits = PLACEHOLDER.split(text)
+        pattern = []
+        for i, bit in enumerate(bits):
+            if i % 2:
+                pattern.append(r"\s*[0-9]+\s*" if bit == "index" else r"\s*[A-Za-z0-9]+\s*")
+            elif bit.split():
+                pattern.append(r"\s*".join(re.escape(p) for p in bit.split()))
+        # What may_start compares with: the piece up to its first placeholder, and how long it may grow after.
+        self.text = "".join(bits[0].split())
+        self.rest = sum(len("".join(b.split())) + 12 for b in bits[1:])
+        self.regex = re.compile(r"\s*".join(pattern)) if pattern else None
 
     def __bool__(self) -> bool:
         return bool(self.text)
@@ -362,9 +376,12 @@ class _Piece:
         return (found.start(), found.end()) if found else None
 
     def may_start(self, text: str) -> bool:
-        """Whether ``text`` (whitespace aside) is the piece's beginning, not yet all of it."""
+        """Whether ``text`` (whitespace aside) is the piece's beginning, not yet all of it (past a placeholder:
+        it begins as the piece does and is not yet too long to be it)."""
         squashed = "".join(text.split())
-        return len(squashed) < len(self.text) and self.text.startswith(squashed)
+        if len(squashed) < len(self.text):
+            return self.text.startswith(squashed)
+        return bool(self.rest) and squashed.startswith(self.text) and len(squashed) < len(self.text) + self.rest
 
     def take(self, buffer: str) -> int | bool | None:
         """At the buffer's start (after whitespace): the end of the piece there; None while the buffer may still

@@ -39,7 +39,8 @@ ToolChoice = Literal["auto", "none", "required"] | str
 ToolFormat = Literal["generic", "harmony", "hermes", "llama3", "mistral", "gemma", "qwen3_coder", "seed_oss", "glm",
                      "glm_compact", "minimax_m2", "dsml", "dsml_tools", "hunyuan", "minicpm", "kimi_k2", "deepseek_r1",
                      "deepseek_v3", "mistral_args", "mistral_call_id", "functionary_v3_1",
-                     "nemotron_v2", "apriel", "minimax_m1", "firefunction_v2", "granite", "gigachat", "apertus"]
+                     "nemotron_v2", "apriel", "minimax_m1", "firefunction_v2", "granite", "gigachat", "apertus",
+                     "command_r7b"]
 
 HERMES_OPEN = "<tool_call>"
 HERMES_CLOSE = "</tool_call>"
