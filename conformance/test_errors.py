@@ -307,6 +307,15 @@ def test_an_unknown_reasoning_level_is_refused_on_every_model(http: httpx.Client
     assert "reasoning_effort" in (error["param"] or "") and "ultra" in error["message"]
 
 
+def test_a_body_that_is_not_json_typed_is_the_request_s_fault_in_every_dialect(http: httpx.Client,
+                                                                                 model: str) -> None:
+    body = json.dumps(_chat(model)).encode()
+    openai = http.post("/v1/chat/completions", content=body, headers={"content-type": "text/plain"})
+    anthropic = http.post("/v1/messages", content=body, headers={"content-type": "text/plain"})
+    assert openai.status_code == anthropic.status_code == 415
+    assert openai.json()["error"]["type"] == anthropic.json()["error"]["type"] == "invalid_request_error"
+
+
 # ---- routes -----------------------------------------------------------------------------------------
 
 

@@ -79,3 +79,12 @@ def test_anthropic_unknown_status_falls_back_to_api_error() -> None:
         status = 418
 
     assert error_body(Dialect.ANTHROPIC, Teapot("short and stout"))["error"]["type"] == "api_error"
+
+
+def test_anthropic_keeps_a_request_error_s_kind_whatever_its_status() -> None:
+    class UnsupportedMediaType(InvalidRequest):
+        status = 415
+
+    # 415 (a body without content-type: application/json) is the request's fault on every route.
+    assert error_body(Dialect.ANTHROPIC, UnsupportedMediaType("send JSON"))["error"]["type"] == "invalid_request_error"
+    assert error_body(Dialect.OPENAI, UnsupportedMediaType("send JSON"))["error"]["type"] == "invalid_request_error"

@@ -55,7 +55,10 @@ def error_body(dialect: Dialect, error: SuperfluidError) -> dict[str, Any]:
         return {"error": message}
     if dialect is Dialect.ANTHROPIC:
         # Anthropic's body has no param field; like the hosted API, the message leads with the field's path.
-        kind = _ANTHROPIC_TYPES.get(error.status, "api_error")
+        # A status without a type of its own (405, 409, 415) keeps the error's kind: a request's fault is
+        # invalid_request_error here as on OpenAI's routes, anything else api_error.
+        kind = _ANTHROPIC_TYPES.get(error.status) or (
+            "invalid_request_error" if error.error_type == "invalid_request_error" else "api_error")
         message = shorten(f"{error.param}: {error.message}" if error.param else error.message)
         return {"type": "error", "error": {"type": kind, "message": message}}
     body = error.openai_body()
