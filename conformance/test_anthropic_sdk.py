@@ -235,6 +235,20 @@ def test_a_streamed_tool_use_is_assembled_by_the_helpers(sdk: Anthropic, http: h
     assert "input_json_delta" in kinds
 
 
+def test_a_tool_use_cut_by_max_tokens_is_the_same_whole_and_streamed(sdk: Anthropic) -> None:
+    # The cap falls inside the arguments: the whole message keeps the block the stream sent, not content: [].
+    ask: Any = [{"role": "user", "content": "What is the weather in Paris?"}]
+    options: Any = {"model": DEFAULT_MODEL, "max_tokens": 14, "messages": ask, "tools": [WEATHER],
+                    "tool_choice": ONE_CALL, "extra_body": GREEDY}
+    whole = sdk.messages.create(**options)
+    with sdk.messages.stream(**options) as stream:
+        streamed = stream.get_final_message()
+    assert whole.stop_reason == streamed.stop_reason == "max_tokens"
+    blocks = [block for block in whole.content if block.type == "tool_use"]
+    assert [b.name for b in blocks] == [b.name for b in streamed.content if b.type == "tool_use"] == ["get_weather"]
+    assert blocks[0].input == next(b for b in streamed.content if b.type == "tool_use").input
+
+
 def test_tool_choice_names_the_one_tool_called(sdk: Anthropic) -> None:
     clock = {"name": "get_time", "description": "The time in a zone",
              "input_schema": {"type": "object", "properties": {"zone": {"type": "string", "maxLength": 20}},

@@ -129,9 +129,12 @@ def test_the_message_body_is_the_sdks_message() -> None:
     assert parsed.usage.input_tokens == 10
 
 
-def test_a_call_cut_by_the_token_cap_is_left_out_of_the_body() -> None:
-    choice = ChoiceResult(0, finish_reason="length", tool_calls=[{"id": "call_1", "name": "f", "arguments": '{"x'}])
-    assert replies.content_blocks(choice, show_thinking=True) == []
+def test_a_call_cut_by_the_token_cap_keeps_what_was_written() -> None:
+    # As the streamed partial_json adds up: the message is not emptied of the text the model wrote.
+    choice = ChoiceResult(0, finish_reason="length",
+                          tool_calls=[{"id": "call_1", "name": "f", "arguments": '{"x": "ab", "y'}])
+    assert replies.content_blocks(choice, show_thinking=True) == [
+        {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {"x": "ab"}}]
 
 
 def test_ids_look_like_anthropics() -> None:

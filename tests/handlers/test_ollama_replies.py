@@ -62,9 +62,10 @@ def test_whole_calls_parse_arguments_into_objects() -> None:
     ]
 
 
-def test_a_call_cut_by_the_budget_is_left_out() -> None:
-    calls = [{"id": "c1", "name": "f", "arguments": '{"x": 1}'}, {"id": "c2", "name": "g", "arguments": '{"y": '}]
-    assert [c["function"]["name"] for c in replies.whole_calls(calls, "length")] == ["f"]
+def test_a_call_cut_by_the_budget_keeps_what_was_written() -> None:
+    calls = [{"id": "c1", "name": "f", "arguments": '{"x": 1}'}, {"id": "c2", "name": "g", "arguments": '{"y": "a'}]
+    whole = replies.whole_calls(calls, "length")
+    assert [(c["function"]["name"], c["function"]["arguments"]) for c in whole] == [("f", {"x": 1}), ("g", {"y": "a"})]
     with pytest.raises(EngineFailure):
         replies.whole_calls(calls, "stop")
 

@@ -75,7 +75,8 @@ def message(message_id: str, model: str, content: list[dict[str, Any]], *, stop:
 
 
 def content_blocks(choice: ChoiceResult, *, show_thinking: bool) -> list[dict[str, Any]]:
-    """A finished reply's blocks; a call cut off by max_tokens is left out (its input would not parse)."""
+    """A finished reply's blocks; a call cut off by max_tokens keeps the input written so far, closed into an
+    object, as the streamed blocks add up to."""
     blocks: list[dict[str, Any]] = []
     if choice.reasoning:
         blocks.append({"type": "thinking", "thinking": choice.reasoning if show_thinking else "",

@@ -28,16 +28,60 @@ def refuse_thinking(model: str, dialect: Mapping[str, Any], *, param: str) -> No
 def parsed_calls(calls: Iterable[dict[str, Any]], finish: FinishReason) -> list[tuple[dict[str, Any], Any]]:
     """Finished calls ({"id", "name", "arguments" as JSON text}) with their arguments parsed.
 
-    A call whose arguments do not parse was cut off by the token budget (the reply finished on "length"); it
-    is left out rather than sent broken. Under the call grammar nothing else can leave arguments unparseable.
+    A call whose arguments do not parse was cut off by the token budget (the reply finished on "length"): it is
+    kept with the arguments written so far, closed into an object (``{"city": "Par`` reads as
+    ``{"city": "Par"}``), as a streaming client that accumulates the fragments sees it, and as OpenAI's routes
+    return the partial text. Under the call grammar nothing else can leave arguments unparseable.
     """
     out: list[tuple[dict[str, Any], Any]] = []
     for call in calls:
         try:
             arguments = json.loads(call["arguments"] or "{}")
         except json.JSONDecodeError:
-            if finish == "length":
-                continue
-            raise EngineFailure(f"tool call '{call['name']}' came back with arguments that are not JSON") from None
+            if finish != "length":
+                raise EngineFailure(f"tool call '{call['name']}' came back with arguments that are not JSON") \
+                    from None
+            arguments = partial_object(call["arguments"])
         out.append((call, arguments))
     return out
+
+
+def partial_object(text: str) -> Any:
+    """The JSON a cut-off text begins, closed where it stopped: an unfinished string is ended, an unfinished key
+    or value is dropped, open arrays and objects are closed. ``{}`` when nothing of it is whole."""
+    for end in [len(text), *sorted((i for i, ch in enumerate(text) if ch in ",{[:"), reverse=True)]:
+        head = text[:end].rstrip()
+        if head.endswith((",", ":")):
+            head = head[:-1]
+        closed = _closed(head)
+        if closed is None:
+            continue
+        try:
+            value = json.loads(closed)
+        except json.JSONDecodeError:
+            continue
+        return value if isinstance(value, dict) else {}
+    return {}
+
+
+def _closed(head: str) -> str | None:
+    """``head`` with its open string, arrays and objects closed; None where it ends inside an escape."""
+    stack: list[str] = []
+    in_string = escaped = False
+    for ch in head:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+        elif ch in "}]" and stack:
+            stack.pop()
+    if escaped:
+        return None
+    return head + ('"' if in_string else "") + "".join(reversed(stack))

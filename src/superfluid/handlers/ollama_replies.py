@@ -77,7 +77,7 @@ def logprobs_body(tokens: Iterable[TokenLogprob]) -> list[dict[str, Any]]:
 
 def whole_calls(calls: Iterable[dict[str, Any]], finish: FinishReason) -> list[dict[str, Any]]:
     """Finished calls ({"id", "name", "arguments" as JSON text}) in Ollama's shape, arguments parsed (a call
-    cut off by the token budget is left out: see ``parsed_calls``)."""
+    cut off by the token budget keeps what was written, closed: see ``parsed_calls``)."""
     return [{"id": call["id"], "function": {"index": i, "name": call["name"], "arguments": arguments}}
             for i, (call, arguments) in enumerate(parsed_calls(calls, finish))]
 
