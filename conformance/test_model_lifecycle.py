@@ -222,6 +222,12 @@ def test_load_route_statuses(fleet: RunningServer, http: httpx.Client) -> None:
     assert runtime.json()["error"]["param"] == "runtime"
     missing = http.post("/v1/models/load", json={"model": str(base / "missing.gguf")})
     assert missing.status_code == 404 and missing.json()["error"]["param"] == "model"
+    # Not in the Hugging Face cache and no network to fetch it from: 404 at once, not a 500 after retries.
+    started = time.monotonic()
+    offline = http.post("/v1/models/load", json={"model": "superfluid-tests/not-cached-GGUF:Q4_K_M"})
+    assert offline.status_code == 404 and offline.json()["error"]["param"] == "model", offline.text
+    assert time.monotonic() - started < 10
+    assert "superfluid-tests/not-cached-GGUF" not in [m["id"] for m in http.get("/v1/models").json()["data"]]
     fixed = http.post("/v1/models/load", json={"model": SECOND_MODEL, "ctx_size": 512})
     assert fixed.status_code == 400 and fixed.json()["error"]["param"] == "ctx_size"
     added = http.post("/v1/models/load", json={"model": str(base / "twin.gguf"), "alias": "twin-b",

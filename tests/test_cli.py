@@ -189,6 +189,17 @@ def test_a_template_file_that_does_not_compile_stops_serve_in_one_line(
     assert "missing.jinja" in capsys.readouterr().err
 
 
+def test_a_model_that_cannot_be_downloaded_stops_serve_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from superfluid import cli
+
+    monkeypatch.setattr(cli, "configure_logging", lambda level, fmt: None)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    assert cli.main(["serve", "acme/Remote-GGUF:Q4_K_M", "--hf-cache", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "acme/Remote-GGUF" in err and "HF_HUB_OFFLINE" in err, err
+
+
 def test_listening_beyond_loopback_without_keys_warns(caplog: pytest.LogCaptureFixture) -> None:
     from superfluid.cli import _warn_if_open
     from superfluid.http.access import AccessControl

@@ -318,6 +318,15 @@ def _warn_if_open(settings: Settings, access: AccessControl) -> None:
                     "127.0.0.1.", settings.host)
 
 
+def _refuse_undownloadable(settings: Settings) -> None:
+    """A model that needs a download the machine cannot make stops serve before it listens (ModelSourceError)."""
+    from superfluid.engine.models.model_sources import hub_unreachable, resolve
+
+    for reference in settings.models:
+        if resolve(reference, hf_cache=settings.hf_cache).downloads and (why := hub_unreachable()) is not None:
+            raise ModelSourceError(f"{reference} is not in the Hugging Face cache and cannot be downloaded: {why}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["fleet"]:  # the fleet (superfluid[fleet], docs/fleet.md) reads its flags, then serve's
@@ -350,6 +359,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from superfluid.engine.models.registry import ModelRegistry
 
         ModelRegistry(settings)
+        _refuse_undownloadable(settings)
         if settings.chat_template_file is not None:
             from superfluid.engine.models.profile import check_template_file
 

@@ -50,6 +50,8 @@ async def load(body: dict[str, Any]) -> dict[str, Any]:
         if isinstance(exc, EngineFailure):
             raise UnsupportedRuntime(f"the {model_runtime} runtime cannot read model '{reference}': "
                                      f"{exc.message}", param="model") from None
+        if isinstance(exc, ModelSourceError):  # its file could not be found or downloaded
+            raise NotFound(f"model '{reference}' cannot be loaded: {exc}", param="model") from None
         raise
     return await describe(model_id)
 

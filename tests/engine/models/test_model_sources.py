@@ -148,6 +148,26 @@ def test_repo_absent_from_the_cache_without_huggingface_hub(tmp_path: Path, no_h
         resolve("nobody/Nothing-GGUF", hf_cache=tmp_path).locate()
 
 
+@pytest.fixture
+def online(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Hub counts as reachable (the fake hub below answers instead of the network)."""
+    monkeypatch.setattr(model_sources, "hub_unreachable", lambda: None)
+
+
+def test_an_unreachable_hub_fails_at_once_without_asking_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    hub = _fake_hub(["x-Q4_0.gguf"])
+    monkeypatch.setitem(sys.modules, "huggingface_hub", hub)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    source = resolve("acme/Remote-GGUF", hf_cache=tmp_path)
+    assert source.downloads
+    with pytest.raises(ModelSourceError, match="cannot be downloaded: HF_HUB_OFFLINE is set"):
+        source.locate()
+    assert hub.calls == []
+    monkeypatch.delenv("HF_HUB_OFFLINE")
+    monkeypatch.setenv("HF_ENDPOINT", "https://hub.invalid")
+    assert "hub.invalid cannot be reached" in (model_sources.hub_unreachable() or "")
+
+
 def _fake_hub(files: list[str], *, fail: Exception | None = None) -> types.ModuleType:
     hub = types.ModuleType("huggingface_hub")
     calls: list[tuple[str, str]] = []
@@ -167,20 +187,22 @@ def _fake_hub(files: list[str], *, fail: Exception | None = None) -> types.Modul
     return hub
 
 
-def test_download_path_with_no_matching_quant_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_download_path_with_no_matching_quant_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        online: None) -> None:
     monkeypatch.setitem(sys.modules, "huggingface_hub", _fake_hub(["x-Q4_0.gguf", "README.md"]))
     with pytest.raises(ModelSourceError, match=r"no \.gguf file matching 'Q2_K'"):
         resolve("acme/Remote-GGUF:Q2_K", hf_cache=tmp_path).locate()
 
 
-def test_download_path_failure_is_a_model_source_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_download_path_failure_is_a_model_source_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        online: None) -> None:
     monkeypatch.setitem(sys.modules, "huggingface_hub", _fake_hub([], fail=OSError("network is unreachable")))
     with pytest.raises(ModelSourceError, match="could not download acme/Remote-GGUF"):
         resolve("acme/Remote-GGUF", hf_cache=tmp_path).locate()
 
 
 def test_download_path_picks_the_quant_and_downloads_into_the_cache(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, online: None
 ) -> None:
     hub = _fake_hub(["x-Q4_0.gguf", "x-Q8_0.gguf", "mmproj-x.gguf"])
     monkeypatch.setitem(sys.modules, "huggingface_hub", hub)

@@ -15,6 +15,7 @@ import importlib.metadata
 import logging
 import os
 import re
+import socket
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +42,8 @@ class ModelSource:
     size_hint: int = 0
     runtime: str = "llamacpp"
     """Which runtime loads it: llamacpp (GGUF), or whisper (faster-whisper on CTranslate2)."""
+    downloads: bool = False
+    """Its file is not on this machine yet: locating it downloads it."""
 
 
 def _smollm2_path() -> Path:
@@ -166,6 +169,25 @@ def _from_hf_cache(repo: str, quant: str | None, root: Path) -> Path | None:
     return None
 
 
+HUB_PROBE_S = 3.0
+"""How long the Hub's host may take to accept a connection before the machine counts as offline."""
+
+
+def hub_unreachable() -> str | None:
+    """Why the Hugging Face Hub cannot be asked for a file right now (``HF_HUB_OFFLINE``, or its host does not
+    resolve), or None. Checked before a download, so an offline machine hears it at once instead of after the
+    hub client's retries."""
+    if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
+        return "HF_HUB_OFFLINE is set"
+    host = re.sub(r"^[a-z]+://", "", os.environ.get("HF_ENDPOINT") or "https://huggingface.co").split("/")[0]
+    name, _, port = host.partition(":")
+    try:  # a name that does not resolve, or a network that drops the connection
+        socket.create_connection((name, int(port or 443)), timeout=HUB_PROBE_S).close()
+    except OSError as exc:
+        return f"{host} cannot be reached ({exc.strerror or exc})"
+    return None
+
+
 def _download(repo: str, quant: str | None, root: Path) -> Path:
     try:
         import huggingface_hub
@@ -173,6 +195,9 @@ def _download(repo: str, quant: str | None, root: Path) -> Path:
         raise ModelSourceError(
             f"{repo} is not in the Hugging Face cache at {root}; install superfluid[hub] to download it"
         ) from exc
+    if (why := hub_unreachable()) is not None:
+        raise ModelSourceError(f"{repo} is not in the Hugging Face cache at {root}, and it cannot be downloaded: "
+                               f"{why}")
     try:
         name = _pick_gguf(list(huggingface_hub.list_repo_files(repo)), quant, repo)
         return Path(huggingface_hub.hf_hub_download(repo, name, cache_dir=str(root)))
@@ -204,4 +229,4 @@ def resolve(reference: str, *, hf_cache: Path | None = None) -> ModelSource:
     cached = _from_hf_cache(repo, quant, root)
     if cached is not None:
         return ModelSource(repo, "huggingface", lambda: cached, cached.stat().st_size)
-    return ModelSource(repo, "huggingface", lambda: _download(repo, quant, root))
+    return ModelSource(repo, "huggingface", lambda: _download(repo, quant, root), downloads=True)
