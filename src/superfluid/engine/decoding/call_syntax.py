@@ -173,45 +173,37 @@ _APERTUS = CallSyntax("apertus", section_open="<|tools_prefix|>[", section_close
                       call_sep=", ", call_open='{"', name_end='": ', call_close="}")
 
 
+_DETECTION: tuple[tuple[tuple[str, ...], CallSyntax], ...] = (
+    # (pieces the source must all hold, the family), most specific first: several families share <tool_call>.
+    (("<seed:tool_call>",), _SEED_OSS),
+    (("<minimax:tool_call>",), _MINIMAX_M2),
+    (("DSML", "invoke name=", "function_calls"), _DSML_FUNCTIONS),
+    (("DSML", "invoke name="), _DSML_TOOLS),
+    (("<arg_key:opensource>",), _HUNYUAN),
+    (("<arg_key>", "<tool_call>"), _GLM),  # or its compact layout: see layouts()
+    (("<tool_call>", "<function=", "<parameter="), _QWEN3_CODER),
+    (("<|tool_calls_section_begin|>",), _KIMI_K2),
+    (("tool▁calls▁begin", "```json"), _DEEPSEEK_R1),
+    (("tool▁calls▁begin",), _DEEPSEEK_V3),
+    (("<tool_calls>",), _APRIEL),  # or MiniMax M1's layout: see layouts()
+    (("<TOOLCALL>",), _NEMOTRON_V2),
+    (("functools[",), _FIREFUNCTION),
+    (("<|tool_call|>",), _GRANITE),
+    (("<|START_ACTION|>",), _COMMAND),
+    (("<|tools_prefix|>",), _APERTUS),
+    (("<|function_call|>",), _GIGACHAT),
+    (("[TOOL_CALLS]", "[ARGS]", "[CALL_ID]"), _MISTRAL_CALL_ID),
+    (("[TOOL_CALLS]", "[ARGS]"), _MISTRAL_ARGS),
+    (('<function name="', '<param name="'), _MINICPM),
+    (("<function=", "<|python_tag|>"), _FUNCTIONARY),
+)
+
+
 def detect_syntax(source: str) -> CallSyntax | None:
-    """The family a template's source writes its calls in, by the pieces only that family's templates hold
-    (checked most specific first: several families share ``<tool_call>``)."""
-    if "<seed:tool_call>" in source:
-        return _SEED_OSS
-    if "<minimax:tool_call>" in source:
-        return _MINIMAX_M2
-    if "DSML" in source and "invoke name=" in source:
-        return _DSML_FUNCTIONS if "function_calls" in source else _DSML_TOOLS
-    if "<arg_key:opensource>" in source:
-        return _HUNYUAN
-    if "<arg_key>" in source and "<tool_call>" in source:
-        return _GLM  # or its compact layout: see layouts()
-    if "<tool_call>" in source and "<function=" in source and "<parameter=" in source:
-        return _QWEN3_CODER
-    if "<|tool_calls_section_begin|>" in source:
-        return _KIMI_K2
-    if "tool▁calls▁begin" in source:
-        return _DEEPSEEK_R1 if "```json" in source else _DEEPSEEK_V3
-    if "<tool_calls>" in source:
-        return _APRIEL  # or MiniMax M1's layout: see layouts()
-    if "<TOOLCALL>" in source:
-        return _NEMOTRON_V2
-    if "functools[" in source:
-        return _FIREFUNCTION
-    if "<|tool_call|>" in source:
-        return _GRANITE
-    if "<|START_ACTION|>" in source:
-        return _COMMAND
-    if "<|tools_prefix|>" in source:
-        return _APERTUS
-    if "<|function_call|>" in source:
-        return _GIGACHAT
-    if "[TOOL_CALLS]" in source and "[ARGS]" in source:
-        return _MISTRAL_CALL_ID if "[CALL_ID]" in source else _MISTRAL_ARGS
-    if '<function name="' in source and '<param name="' in source:
-        return _MINICPM
-    if "<function=" in source and "<|python_tag|>" in source:
-        return _FUNCTIONARY
+    """The family a template's source writes its calls in, by the pieces only that family's templates hold."""
+    for pieces, syntax in _DETECTION:
+        if all(piece in source for piece in pieces):
+            return syntax
     return None
 
 
