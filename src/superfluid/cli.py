@@ -6,13 +6,13 @@ import argparse
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from superfluid import __version__
 from superfluid.engine.models.chat_template import BUILTIN_TEMPLATES, TemplateCompileError
-from superfluid.engine.models.model_sources import DEFAULT_MODEL, ModelSourceError, default_references
+from superfluid.engine.models.model_sources import DEFAULT_MODEL, ModelSource, ModelSourceError, default_references
 from superfluid.http.access import AccessControl
 from superfluid.http.access_log import LOG_FORMATS, configure_logging
 from superfluid.http.keys import KeyPolicyError
@@ -318,13 +318,14 @@ def _warn_if_open(settings: Settings, access: AccessControl) -> None:
                     "127.0.0.1.", settings.host)
 
 
-def _refuse_undownloadable(settings: Settings) -> None:
-    """A model that needs a download the machine cannot make stops serve before it listens (ModelSourceError)."""
-    from superfluid.engine.models.model_sources import hub_unreachable, resolve
+def _refuse_undownloadable(sources: Mapping[str, ModelSource]) -> None:
+    """Models that need a download the machine cannot make stop serve before it listens (ModelSourceError)."""
+    from superfluid.engine.models.model_sources import hub_unreachable
 
-    for reference in settings.models:
-        if resolve(reference, hf_cache=settings.hf_cache).downloads and (why := hub_unreachable()) is not None:
-            raise ModelSourceError(f"{reference} is not in the Hugging Face cache and cannot be downloaded: {why}")
+    waiting = [model_id for model_id, source in sources.items() if source.downloads]
+    if waiting and (why := hub_unreachable()) is not None:
+        raise ModelSourceError(f"{', '.join(waiting)}: not in the Hugging Face cache, and cannot be downloaded: "
+                               f"{why}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -358,8 +359,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Resolve model references now, so a bad one fails before the listener opens.
         from superfluid.engine.models.registry import ModelRegistry
 
-        ModelRegistry(settings)
-        _refuse_undownloadable(settings)
+        _refuse_undownloadable(ModelRegistry(settings).sources)
         if settings.chat_template_file is not None:
             from superfluid.engine.models.profile import check_template_file
 

@@ -24,10 +24,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from superfluid.engine.decoding.grammar import JSON_OPTIONS, closed_objects
+from superfluid.engine.decoding.grammar import closed_objects
+from superfluid.engine.decoding.grammar import lark_json as _json
+from superfluid.engine.decoding.grammar import lark_literal as _lit
 from superfluid.engine.decoding.json_stream import ValueReader
 from superfluid.engine.decoding.tool_calls import ParsedPiece, ToolCallDelta, ToolSpec, new_call_id
 from superfluid.errors import ConstraintUnsatisfiable
@@ -121,13 +123,13 @@ _MINIMAX_M2 = CallSyntax(
     "minimax_m2", section_open="<minimax:tool_call>\n", section_close="</minimax:tool_call>",
     call_open='<invoke name="', name_end='">\n', call_close="</invoke>\n", xml=True,
     arg_open='<parameter name="', arg_mid='">', arg_close="</parameter>\n")
-_DSML_PARTS = {"call_open": '<｜DSML｜invoke name="', "name_end": '">\n', "call_close": "</｜DSML｜invoke>\n",
-               "xml": True, "arg_open": '<｜DSML｜parameter name="', "arg_mid": '" string="true">',
-               "arg_mid_json": '" string="false">', "arg_close": "</｜DSML｜parameter>\n"}
-_DSML_FUNCTIONS = CallSyntax("dsml", section_open="<｜DSML｜function_calls>\n",
-                             section_close="</｜DSML｜function_calls>", **_DSML_PARTS)  # type: ignore[arg-type]
-_DSML_TOOLS = CallSyntax("dsml_tools", section_open="<｜DSML｜tool_calls>\n",
-                         section_close="</｜DSML｜tool_calls>", **_DSML_PARTS)  # type: ignore[arg-type]
+_DSML_FUNCTIONS = CallSyntax(
+    "dsml", section_open="<｜DSML｜function_calls>\n", section_close="</｜DSML｜function_calls>",
+    call_open='<｜DSML｜invoke name="', name_end='">\n', call_close="</｜DSML｜invoke>\n", xml=True,
+    arg_open='<｜DSML｜parameter name="', arg_mid='" string="true">', arg_mid_json='" string="false">',
+    arg_close="</｜DSML｜parameter>\n")
+_DSML_TOOLS = replace(_DSML_FUNCTIONS, family="dsml_tools", section_open="<｜DSML｜tool_calls>\n",
+                      section_close="</｜DSML｜tool_calls>")
 _HUNYUAN = CallSyntax(
     "hunyuan", section_open="<tool_calls:opensource>\n", section_close="</tool_calls:opensource>",
     call_open="<tool_call:opensource>", name_end="<tool_sep:opensource>\n", call_close="</tool_call:opensource>\n",
@@ -153,17 +155,13 @@ _MISTRAL_CALL_ID = CallSyntax("mistral_call_id", call_open="[TOOL_CALLS]", name_
 _FUNCTIONARY = CallSyntax("functionary_v3_1", call_open="<function=", name_end=">", call_close="</function>")
 
 # JSON call objects between markers: the object's opening, its name and its arguments key are pieces too.
-_OBJECT = {"call_open": '{"name": "', "name_end": '", "arguments": ', "call_close": "}"}
 _NEMOTRON_V2 = CallSyntax("nemotron_v2", section_open="<TOOLCALL>[", section_close="]</TOOLCALL>", call_sep=", ",
-                          **_OBJECT)  # type: ignore[arg-type]
-_APRIEL = CallSyntax("apriel", section_open="<tool_calls>[", section_close="]</tool_calls>", call_sep=", ",
-                     **_OBJECT)  # type: ignore[arg-type]
-_MINIMAX_M1 = CallSyntax("minimax_m1", section_open="<tool_calls>\n", section_close="\n</tool_calls>",
-                         call_sep="\n", **_OBJECT)  # type: ignore[arg-type]
-_FIREFUNCTION = CallSyntax("firefunction_v2", section_open=" functools[", section_close="]", call_sep=", ",
-                           **_OBJECT)  # type: ignore[arg-type]
-_GRANITE = CallSyntax("granite", section_open="<|tool_call|>[", section_close="]", call_sep=", ",
-                      **_OBJECT)  # type: ignore[arg-type]
+                          call_open='{"name": "', name_end='", "arguments": ', call_close="}")
+_APRIEL = replace(_NEMOTRON_V2, family="apriel", section_open="<tool_calls>[", section_close="]</tool_calls>")
+_MINIMAX_M1 = replace(_NEMOTRON_V2, family="minimax_m1", section_open="<tool_calls>\n",
+                      section_close="\n</tool_calls>", call_sep="\n")
+_FIREFUNCTION = replace(_NEMOTRON_V2, family="firefunction_v2", section_open=" functools[", section_close="]")
+_GRANITE = replace(_NEMOTRON_V2, family="granite", section_open="<|tool_call|>[", section_close="]")
 _GIGACHAT = CallSyntax("gigachat", call_open='<|function_call|>{"name": "', name_end='", "arguments": ',
                        call_close="}")
 _COMMAND = CallSyntax("command_r7b", section_open="<|START_ACTION|>[\n    ", section_close="\n]<|END_ACTION|>",
@@ -229,10 +227,6 @@ PROBE_CALL = ("get_weather", {"city": "Paris", "days": 2})
 # ---- grammar --------------------------------------------------------------------------------------------------
 
 
-def _lit(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
-
-
 def _piece(text: str, control: Mapping[str, int], index: str | None = None) -> str:
     """A piece as a Lark expression: its special parts either as text or as the control token that spells
     them, ``{index}`` as the call's position (``index``, or any number) and ``{id}`` as nine letters and
@@ -248,11 +242,6 @@ def _piece(text: str, control: Mapping[str, int], index: str | None = None) -> s
             elif bit:
                 items.append(_lit(bit))
     return " ".join(items) if items else '""'
-
-
-def _json(schema: Any) -> str:
-    body = dict(schema) if isinstance(schema, dict) else ({} if schema is True else {"not": {}})
-    return "%json " + json.dumps({**body, "x-guidance": JSON_OPTIONS}, ensure_ascii=False)
 
 
 def syntax_lark(syntax: CallSyntax, tools: tuple[ToolSpec, ...], *, parallel: bool, param: str,
@@ -295,7 +284,7 @@ def _xml_arguments(syntax: CallSyntax, tool: ToolSpec, prefix: str, rules: list[
         prop = properties[key] if isinstance(properties[key], dict) else {}
         item = f"{prefix}_p{i}"
         head = f"{_piece(syntax.arg_open, control)} {_lit(key)}"
-        if _is_plain_string(prop, defs):
+        if _is_plain_string(prop):
             text = _string_text(prop, syntax.arg_close)
             rules.append(f"{item}_v[suffix={_lit(syntax.arg_close)}]: {text}" if text.startswith("/(")
                          else f"{item}_v: {text} {_piece(syntax.arg_close, control)}")
@@ -313,7 +302,7 @@ def _xml_arguments(syntax: CallSyntax, tool: ToolSpec, prefix: str, rules: list[
     return f"{prefix}_f0"
 
 
-def _is_plain_string(prop: Mapping[str, Any], defs: Mapping[str, Any]) -> bool:
+def _is_plain_string(prop: Mapping[str, Any]) -> bool:
     """A value the family writes raw: a string-typed property (an enum of strings included)."""
     if "$ref" in prop:
         return False
@@ -412,7 +401,7 @@ class SyntaxReader:
     def __init__(self, syntax: CallSyntax, tools: tuple[ToolSpec, ...] = ()) -> None:
         self.s = syntax
         self.string_keys = {t.name: {k for k, v in ((t.parameters or {}).get("properties") or {}).items()
-                                     if isinstance(v, dict) and _is_plain_string(v, {})} for t in tools}
+                                     if isinstance(v, dict) and _is_plain_string(v)} for t in tools}
         self.trigger = _Piece(syntax.trigger)
         # Without a section the trigger is the call's opening; what it leaves of the opening comes after it.
         opening = syntax.call_open.strip()

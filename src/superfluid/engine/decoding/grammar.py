@@ -39,6 +39,17 @@ JSON_OPTIONS: Any = {
 ANY_JSON_OBJECT: dict[str, Any] = {"type": "object"}
 
 
+def lark_literal(text: str) -> str:
+    """A Lark string literal."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def lark_json(schema: Any) -> str:
+    """A Lark ``%json`` item, in the compact layout."""
+    body = dict(schema) if isinstance(schema, dict) else ({} if schema is True else {"not": {}})
+    return "%json " + json.dumps({**body, "x-guidance": JSON_OPTIONS}, ensure_ascii=False)
+
+
 def closed_objects(schema: Any) -> Any:
     """The schema with every object that lists ``properties`` and says nothing of extra keys closed.
 

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from superfluid.engine.decoding.call_syntax import SYNTAXES, syntax_lark
-from superfluid.engine.decoding.grammar import JSON_OPTIONS, Constraint, closed_objects
+from superfluid.engine.decoding.grammar import Constraint, closed_objects
+from superfluid.engine.decoding.grammar import lark_json as _json
+from superfluid.engine.decoding.grammar import lark_literal as _lit
 from superfluid.engine.decoding.tool_calls import (
     GEMMA_CLOSE,
     GEMMA_OPEN,
@@ -81,20 +83,9 @@ def call_grammar(fmt: ToolFormat, policy: ToolPolicy, control: Mapping[str, int]
     return CallGrammar(constraint)
 
 
-def _lit(text: str) -> str:
-    """A Lark string literal."""
-    return json.dumps(text, ensure_ascii=False)
-
-
 def _marker(text: str, control: Mapping[str, int]) -> str:
     """A format's marker: its text, or the control token that spells it where the vocabulary has one."""
     return f"({_lit(text)} | <[{control[text]}]>)" if text in control else _lit(text)
-
-
-def _json(schema: Any) -> str:
-    """A Lark ``%json`` item, in the compact layout."""
-    body = dict(schema) if isinstance(schema, dict) else ({} if schema is True else {"not": {}})
-    return "%json " + json.dumps({**body, "x-guidance": JSON_OPTIONS}, ensure_ascii=False)
 
 
 def _call_schema(tool: ToolSpec, args_key: str) -> dict[str, Any]:
@@ -125,19 +116,14 @@ def _harmony_grammar(policy: ToolPolicy, tools: tuple[ToolSpec, ...], param: str
     either place harmony allows it, the header's start or after the channel's name, and takes what the header
     may still hold before ``<|message|>``."""
     channel, message, constrain = (_marker(m, control) for m in ("<|channel|>", "<|message|>", "<|constrain|>"))
-    if policy.choice != "auto":
-        lark = f'start: {_lit(" " + HARMONY_CALL)} call\ncall: {_forced_calls(tools, channel, message)}\n'
-        return CallGrammar(Constraint(lark=lark, param=param))
-    tail = (f'(({channel} "commentary")? (" json" | " " {constrain} "json")? {message})')
-    lark = (f"start: {_lit(HARMONY_CALL)} call\ncall: "
-            + " | ".join(f"{_lit(t.name)} {tail} {_json(closed_objects(t.parameters or {'type': 'object'}))}"
-                         for t in tools) + "\n")
-    return CallGrammar(Constraint(lark=lark, param=param), trigger=HARMONY_CALL)
-
-
-def _forced_calls(tools: tuple[ToolSpec, ...], channel: str, message: str) -> str:
-    return " | ".join(f'{_lit(t.name)} {channel} "commentary json" {message} '
-                      f"{_json(closed_objects(t.parameters or {'type': 'object'}))}" for t in tools)
+    if policy.choice == "auto":
+        start, header = _lit(HARMONY_CALL), f'(({channel} "commentary")? (" json" | " " {constrain} "json")? {message})'
+    else:
+        start, header = _lit(" " + HARMONY_CALL), f'{channel} "commentary json" {message}'
+    calls = " | ".join(f"{_lit(t.name)} {header} {_json(closed_objects(t.parameters or {'type': 'object'}))}"
+                       for t in tools)
+    constraint = Constraint(lark=f"start: {start} call\ncall: {calls}\n", param=param)
+    return CallGrammar(constraint, trigger=HARMONY_CALL if policy.choice == "auto" else None)
 
 
 # ---- Gemma: ```tool_code\nname(key=value, ...)\n``` ------------------------------------------------------
@@ -217,11 +203,15 @@ def generic_constraint(policy: ToolPolicy) -> Constraint:
     return Constraint.for_schema({"anyOf": [calls, words]}, param="tools")
 
 
+def _described_tools(policy: ToolPolicy) -> list[str]:
+    """The lines that describe the callable tools, each as JSON, in a system prompt of the server's own."""
+    return ["You can call these tools. Each is described as JSON:", *(
+        json.dumps({"name": t.name, "description": t.description, "parameters": t.parameters}, ensure_ascii=False)
+        for t in policy.callable_tools())]
+
+
 def generic_system_prompt(policy: ToolPolicy) -> str:
-    lines = ["You can call these tools. Each is described as JSON:"]
-    for tool in policy.callable_tools():
-        lines.append(json.dumps({"name": tool.name, "description": tool.description,
-                                 "parameters": tool.parameters}, ensure_ascii=False))
+    lines = _described_tools(policy)
     lines.append('To call tools, reply with JSON: {"tool_calls": [{"name": <tool name>, "arguments": <arguments '
                  'object>}]}.')
     if policy.choice == "auto":
@@ -234,9 +224,7 @@ def syntax_system_prompt(fmt: ToolFormat, policy: ToolPolicy) -> str:
     that syntax to copy."""
     syntax = SYNTAXES[fmt]
     tools = policy.callable_tools()
-    lines = ["You can call these tools. Each is described as JSON:"]
-    lines += [json.dumps({"name": t.name, "description": t.description, "parameters": t.parameters},
-                         ensure_ascii=False) for t in tools]
+    lines = _described_tools(policy)
     example = syntax.write([(tools[0].name, {key: f"<{key}>" for key in (tools[0].parameters or {}).get(
         "properties", {})})])
     lines.append(f"To call a tool, write the call like this (with real values):\n{example}")

@@ -152,19 +152,14 @@ class ChatTemplate:
         """Whether a request without tools passes ``tools=None`` (as Hugging Face and llama.cpp do) rather than
         leaving ``tools`` undefined: None, unless only an undefined ``tools`` renders (Hermes' tool_use templates
         iterate ``tools`` unguarded)."""
-        self._tools_none = True
         plain = [{"role": "user", "content": "Hi."}]
-        try:
-            self._raw_render(plain, None)
-            return True
-        except Exception:
-            pass
-        self._tools_none = False
-        try:
-            self._raw_render(plain, None)
-            return False
-        except Exception:
-            return True
+        for tools_none in (True, False):
+            try:
+                self._raw_render(plain, None, tools_none=tools_none)
+                return tools_none
+            except Exception:
+                continue
+        return True
 
     @functools.cached_property
     def call_format(self) -> ToolFormat:
@@ -219,7 +214,9 @@ class ChatTemplate:
             )
 
     def _raw_render(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, *,
-                    add_generation_prompt: bool = True, extra: dict[str, Any] | None = None) -> str:
+                    add_generation_prompt: bool = True, extra: dict[str, Any] | None = None,
+                    tools_none: bool | None = None) -> str:
+        """``tools_none``: whether no tools are passed as None or left undefined (default: this template's way)."""
         variables: dict[str, Any] = {
             **date_context(),
             "messages": messages,
@@ -228,7 +225,7 @@ class ChatTemplate:
             "eos_token": self._eos,
             "functions": json.dumps(tools, indent=2, ensure_ascii=False) if tools else "",
         }
-        if tools or self._tools_none:
+        if tools or (self._tools_none if tools_none is None else tools_none):
             variables["tools"] = tools or None
         variables.update(extra or {})
         return self._template.render(**variables)
