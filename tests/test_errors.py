@@ -96,8 +96,18 @@ def test_rate_limited_sets_a_whole_second_retry_after(retry_after_s: float, head
     assert error.headers == {"retry-after": header}
 
 
-def test_rate_limited_custom_code() -> None:
-    assert RateLimited("queue full", retry_after_s=1, code="queue_full").code == "queue_full"
+def test_codes_are_classes_not_raise_site_choices() -> None:
+    """Every code a raise site used to pick is a subclass's; the subclasses keep their parent's status."""
+    from superfluid import errors
+
+    cases = {errors.ConcurrencyLimited: ("concurrency_limit_exceeded", 429),
+             errors.CompletionRateLimited: ("completion_rate_limited", 429),
+             errors.BatchQueueFull: ("batch_queue_full", 429),
+             errors.FileInUse: ("file_in_use", 409), errors.BatchNotCancellable: ("batch_not_cancellable", 409),
+             errors.ReplicaFailed: ("replica_failed", 500)}
+    for cls, (code, status) in cases.items():
+        error = cls("x", retry_after_s=1) if issubclass(cls, RateLimited) else cls("x")
+        assert (error.code, error.status) == (code, status), cls
 
 
 def test_headers_are_copied() -> None:

@@ -21,7 +21,7 @@ from superfluid import __version__
 from superfluid.batches.dispatch import InProcess
 from superfluid.batches.runner import BatchRunner
 from superfluid.errors import EngineFailure, InvalidRequest, NotFound, SuperfluidError
-from superfluid.handlers.context import ClientDisconnected
+from superfluid.handlers.generation import ClientDisconnected
 from superfluid.http.access import AccessControl, AccessGuard
 from superfluid.http.dialect import Dialect, error_body
 from superfluid.http.documents import DocumentRoutes, Documents, document_paths

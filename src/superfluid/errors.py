@@ -17,20 +17,26 @@ The tree (status, OpenAI ``type``, ``code``)::
     ├── NotFound                         404 not_found_error
     │   └── ModelNotFound                404  param=model
     ├── RequestTimeout                   408 invalid_request_error code=request_timeout
-    ├── Conflict                         409 invalid_request_error (code file_in_use, batch_not_cancellable)
+    ├── Conflict                         409 invalid_request_error
+    │   ├── FileInUse                    409  code=file_in_use
+    │   └── BatchNotCancellable          409  code=batch_not_cancellable
     ├── PayloadTooLarge                  413 invalid_request_error code=payload_too_large
     │   └── FilesQuotaExceeded           413  code=files_quota_exceeded
     ├── HeaderFieldsTooLarge             431 invalid_request_error code=request_header_fields_too_large
-    ├── RateLimited                      429 rate_limit_error      (carries Retry-After; code rate_limit_exceeded,
-    │                                         concurrency_limit_exceeded or completion_rate_limited)
+    ├── RateLimited                      429 rate_limit_error      code=rate_limit_exceeded (carries Retry-After)
+    │   ├── ConcurrencyLimited           429  code=concurrency_limit_exceeded
+    │   ├── CompletionRateLimited        429  code=completion_rate_limited
+    │   └── BatchQueueFull               429  code=batch_queue_full
     ├── RouteRetired                     501 invalid_request_error code=route_retired
     ├── RouteNotServed                   501 invalid_request_error code=route_not_served
     ├── TooManyConnections               503 server_error          code=too_many_connections
     ├── FleetUnavailable                 503 server_error          code=replica_unavailable
     └── EngineFailure                    500 server_error
+        └── ReplicaFailed                500  code=replica_failed
 
-Handlers and the engine raise these; ``superfluid.http.error_rendering`` turns them into the
-OpenAI, Anthropic or Ollama error body by path prefix.
+Handlers and the engine raise these; a code is the class's, never chosen at the raise site.
+``superfluid.http.dialect`` renders them in the dialect of the path, before a reply's first byte
+(``error_body``) and as the frame that ends a stream that failed after it (``stream_error``).
 """
 
 from __future__ import annotations
@@ -158,6 +164,18 @@ class Conflict(SuperfluidError):
     error_type = "invalid_request_error"
 
 
+class FileInUse(Conflict):
+    """A file a batch that has not ended reads."""
+
+    default_code = "file_in_use"
+
+
+class BatchNotCancellable(Conflict):
+    """A batch that already ended (or is ending)."""
+
+    default_code = "batch_not_cancellable"
+
+
 class RequestTimeout(SuperfluidError):
     """The client was too slow sending its request head or body (answered by http/connections.py)."""
 
@@ -191,9 +209,27 @@ class RateLimited(SuperfluidError):
     error_type = "rate_limit_error"
     default_code = "rate_limit_exceeded"
 
-    def __init__(self, message: str, *, retry_after_s: float, code: str | None = None) -> None:
+    def __init__(self, message: str, *, retry_after_s: float) -> None:
         seconds = max(1, int(retry_after_s + 0.999))
-        super().__init__(message, code=code, headers={"retry-after": str(seconds)})
+        super().__init__(message, headers={"retry-after": str(seconds)})
+
+
+class ConcurrencyLimited(RateLimited):
+    """Every lane (or the key's share of them) is busy."""
+
+    default_code = "concurrency_limit_exceeded"
+
+
+class CompletionRateLimited(RateLimited):
+    """A client's fill-in-the-middle requests are over its token bucket."""
+
+    default_code = "completion_rate_limited"
+
+
+class BatchQueueFull(RateLimited):
+    """Too many batches wait to start."""
+
+    default_code = "batch_queue_full"
 
 
 class RouteRetired(SuperfluidError):
@@ -213,3 +249,9 @@ class RouteNotServed(SuperfluidError):
 class EngineFailure(SuperfluidError):
     status = 500
     error_type = "server_error"
+
+
+class ReplicaFailed(EngineFailure):
+    """The fleet replica serving a stream failed after the stream began."""
+
+    default_code = "replica_failed"

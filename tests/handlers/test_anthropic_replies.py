@@ -10,6 +10,7 @@ from conformance.anthropic_checks import check_sequence, sse_events, strict_mess
 from superfluid.engine.decoding.tool_calls import ToolCallDelta
 from superfluid.engine.types import ChoiceResult, Finished, FinishReason, TextDelta, Usage
 from superfluid.handlers import anthropic_replies as replies
+from tests.handlers.scripted import run_stream
 
 MODEL = "m"
 
@@ -21,13 +22,7 @@ def _finished(reason: FinishReason = "stop", stop_sequence: str | None = None) -
 
 def _stream(deltas: list[TextDelta], finished: Finished, *, show_thinking: bool = True) -> bytes:
     events = replies.MessageEvents("msg_1", MODEL, show_thinking=show_thinking)
-    out = [events.start(10, 4)]
-    for delta in deltas:
-        frame = events.delta(delta)
-        if frame is not None:
-            out.append(frame)
-    out.append(events.finish(finished))
-    return b"".join(out)
+    return run_stream(events, [*deltas, finished], prompt_tokens=10, cached_tokens=4)
 
 
 def _final(raw: bytes) -> Any:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
+import json
 import re
 import time
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -14,6 +13,7 @@ from superfluid.engine.decoding.tool_calls import ToolCallDelta
 from superfluid.engine.types import Finished, TextDelta, TokenLogprob, TopLogprob, Usage
 from superfluid.errors import EngineFailure
 from superfluid.handlers import ollama_replies as replies
+from tests.handlers.scripted import run_stream
 
 STAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$")
 
@@ -78,33 +78,20 @@ def test_call_collector_joins_pieces() -> None:
                                {"id": "c2", "name": "g", "arguments": "{}"}]
 
 
-class _Generation:
-    """Stands in for GenerationStream: replays a list of events."""
-
-    def __init__(self, *events: TextDelta | Finished | None) -> None:
-        self._events = events
-
-    async def timed_events(self, keepalive_s: float | None) -> AsyncIterator[TextDelta | Finished | None]:
-        for event in self._events:
-            yield event
-
-
-def _records(generation: _Generation, kind: replies.Kind = "chat", logprobs: bool = False) -> list[Any]:
-    async def run() -> list[Any]:
-        records = replies.Records(kind, "m", logprobs=logprobs)
-        frames = replies.stream_records(generation, records, started_ns=time.monotonic_ns(),  # type: ignore[arg-type]
-                                        keepalive_s=30.0)
-        return [frame async for frame in frames]
-
-    return asyncio.run(run())
+def _records(events: list[TextDelta | Finished | None], kind: replies.Kind = "chat",
+             logprobs: bool = False) -> list[Any]:
+    """The stream's NDJSON lines, parsed; a keep-alive is an empty record (done: false, no text)."""
+    raw = run_stream(replies.Records(kind, "m", logprobs=logprobs, started_ns=time.monotonic_ns()), events)
+    assert raw.endswith(b"\n")
+    return [json.loads(line) for line in raw.split(b"\n")[:-1]]
 
 
 USAGE = Usage(prompt_tokens=7, completion_tokens=5, cached_tokens=2)
 
 
 def test_stream_text_then_terminal_record() -> None:
-    records = _records(_Generation(TextDelta(0, content="Hel"), TextDelta(0, reasoning="r"),
-                                   TextDelta(0, content="lo"), Finished(0, "stop", USAGE)))
+    records = _records([TextDelta(0, content="Hel"), TextDelta(0, reasoning="r"),
+                                   TextDelta(0, content="lo"), Finished(0, "stop", USAGE)])
     assert [r["message"].get("content") for r in records[:-1]] == ["Hel", "", "lo"]
     assert records[1]["message"]["thinking"] == "r"
     final = records[-1]
@@ -115,11 +102,11 @@ def test_stream_text_then_terminal_record() -> None:
 
 
 def test_stream_sends_calls_whole_just_before_the_end() -> None:
-    records = _records(_Generation(
+    records = _records([
         TextDelta(0, tool_calls=(ToolCallDelta(0, id="c1", name="f"),)),
         TextDelta(0, tool_calls=(ToolCallDelta(0, arguments='{"city": '),)),
         TextDelta(0, tool_calls=(ToolCallDelta(0, arguments='"Paris"}'),)),
-        Finished(0, "tool_calls", USAGE)))
+        Finished(0, "tool_calls", USAGE)])
     assert len(records) == 2
     calls: Any = records[0]["message"]["tool_calls"]
     assert records[0]["done"] is False
@@ -129,21 +116,21 @@ def test_stream_sends_calls_whole_just_before_the_end() -> None:
 
 def test_stream_logprobs_ride_on_their_records() -> None:
     token = TokenLogprob("a", (97,), -0.1)
-    records = _records(_Generation(TextDelta(0, content="a", logprobs=(token,)), TextDelta(0, logprobs=(token,)),
-                                   Finished(0, "length", USAGE)), logprobs=True)
+    records = _records([TextDelta(0, content="a", logprobs=(token,)), TextDelta(0, logprobs=(token,)),
+                                   Finished(0, "length", USAGE)], logprobs=True)
     assert [len(r["logprobs"]) for r in records[:-1]] == [1, 1]
     assert "logprobs" not in records[-1]
-    plain = _records(_Generation(TextDelta(0, logprobs=(token,)), Finished(0, "length", USAGE)))
+    plain = _records([TextDelta(0, logprobs=(token,)), Finished(0, "length", USAGE)])
     assert len(plain) == 1
 
 
 def test_generate_stream_records() -> None:
-    records = _records(_Generation(TextDelta(0, content="x"), Finished(0, "length", USAGE)), kind="generate")
+    records = _records([TextDelta(0, content="x"), Finished(0, "length", USAGE)], kind="generate")
     assert records[0]["response"] == "x" and records[-1]["response"] == ""
     assert records[-1]["done_reason"] == "length"
 
 
 def test_a_quiet_stream_passes_its_keep_alives_through() -> None:
-    records = _records(_Generation(TextDelta(0, content="a"), None, Finished(0, "stop", USAGE)))
-    assert records[1] is None  # the NDJSON encoder turns it into a done:false record
-    assert records[0] is not None and records[-1] is not None and records[-1]["done"] is True
+    records = _records([TextDelta(0, content="a"), None, Finished(0, "stop", USAGE)])
+    assert records[1]["done"] is False and records[1]["message"] == {"role": "assistant", "content": ""}
+    assert records[0]["message"]["content"] == "a" and records[-1]["done"] is True

@@ -127,7 +127,7 @@ class _Model:
         self.fail: Exception | None = None
         self.profile = SimpleNamespace(dialect=lambda: {"enable_thinking": False, "reasoning_effort": False})
 
-    def generate(self, request: GenerationRequest, direct: object = None) -> _Stream:
+    def generate(self, request: GenerationRequest, prepared: object = None, direct: object = None) -> _Stream:
         self.requests.append(request)
         return _Stream(self.events, self.fail)
 
@@ -216,7 +216,7 @@ def test_an_error_mid_stream_is_one_error_line(fake_engine: tuple[TestClient, _M
 def test_an_error_before_the_body_keeps_its_status(fake_engine: tuple[TestClient, _Model]) -> None:
     client, model = fake_engine
 
-    def refuse(request: GenerationRequest, direct: object = None) -> _Stream:
+    def refuse(request: GenerationRequest, prepared: object = None, direct: object = None) -> _Stream:
         raise ContextLengthExceeded("the prompt is too long")
 
     model.generate = refuse  # type: ignore[method-assign]

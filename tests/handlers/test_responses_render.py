@@ -9,7 +9,8 @@ from superfluid.engine.decoding.tool_calls import ToolCallDelta
 from superfluid.engine.types import TextDelta, TokenLogprob, TopLogprob, Usage
 from superfluid.errors import ConstraintUnsatisfiable, EngineFailure
 from superfluid.handlers import responses_shapes as shapes
-from superfluid.handlers.responses_render import ResponseRender, error_event
+from superfluid.handlers.responses_render import ResponseRender
+from superfluid.http.dialect import Dialect, stream_error
 
 BASE = shapes.base_response({"model": "m"}, response_id="resp_1", created_at=1, model="m")
 USAGE = Usage(prompt_tokens=10, completion_tokens=5, cached_tokens=4, reasoning_tokens=2)
@@ -142,7 +143,8 @@ def test_a_failure_marks_the_open_item_incomplete() -> None:
     final = render.fail(EngineFailure("decode failed"))
     assert final["status"] == "failed" and final["error"] == {"code": "server_error", "message": "decode failed"}
     assert final["output"][0]["status"] == "incomplete"
-    events = _events(render.event(error_event(EngineFailure("decode failed"))) + render.terminal(final))
+    error = stream_error(Dialect.OPENAI, EngineFailure("decode failed"), typed_events=True)
+    events = _events(render.event(error) + render.terminal(final))
     assert _types(events) == ["error", "failed"]
     assert events[0]["code"] == "server_error" and events[0]["param"] is None
     assert events[0]["sequence_number"] + 1 == events[1]["sequence_number"] == 6

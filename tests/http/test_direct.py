@@ -149,7 +149,7 @@ class _Model:
         self.deltas = DELTAS
         self.admit_delay_s = 0.0
 
-    def generate(self, request: GenerationRequest, direct: Any = None) -> ScriptedStream:
+    def generate(self, request: GenerationRequest, prepared: Any = None, direct: Any = None) -> ScriptedStream:
         self.hooks.append(direct)
         self.streams.append(ScriptedStream(self.deltas, direct, admit_delay_s=self.admit_delay_s))
         return self.streams[-1]

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from superfluid.errors import EngineFailure, RateLimited, SuperfluidError
 from superfluid.http.dialect import Dialect, error_body
-from superfluid.http.streams import Frame, dumps, ndjson, sse
+from superfluid.http.streams import Frame, dumps, sse
 
 T = TypeVar("T")
 
@@ -125,32 +125,6 @@ def test_sse_error_before_any_frame() -> None:
     assert len(chunks) == 2
     assert b'"message":"no lane"' in chunks[0]
     assert chunks[1] == b"data: [DONE]\n\n"
-
-
-# --- NDJSON --------------------------------------------------------------------------------------------
-
-
-def test_ndjson_one_object_per_line() -> None:
-    chunks = _run(lambda: _collect(ndjson(_frames({"a": 1}, {"done": True}), keepalive_s=10.0)))
-    assert chunks == [b'{"a":1}\n', b'{"done":true}\n']
-
-
-def test_ndjson_keepalive_is_an_empty_line() -> None:
-    chunks = _run(lambda: _collect(ndjson(_frames({"a": 1}, pause_s=QUIET * 5), keepalive_s=QUIET)))
-    assert chunks[-1] == b'{"a":1}\n'
-    assert chunks[:-1] and set(chunks[:-1]) == {b"\n"}
-
-
-def test_ndjson_error_mid_stream_becomes_an_error_line() -> None:
-    source = _frames({"a": 1}, fail=RateLimited("queue is full", retry_after_s=1))
-    chunks = _run(lambda: _collect(ndjson(source, keepalive_s=10.0)))
-    assert chunks == [b'{"a":1}\n', b'{"error":"queue is full"}\n']
-
-
-def test_ndjson_unexpected_error_hides_details() -> None:
-    chunks = _run(lambda: _collect(ndjson(_frames(fail=ValueError("internal")), keepalive_s=10.0)))
-    assert len(chunks) == 1
-    assert "internal" not in json.loads(chunks[0])["error"]
 
 
 # --- closing and cancellation --------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from typing import IO, Any
 from superfluid.batches.dispatch import Dispatch, Reply
 from superfluid.batches.input import BatchLine, read_lines, validate
 from superfluid.errors import InvalidRequest
+from superfluid.http.dialect import Dialect, error_body
 from superfluid.state import State, StoredFile
 from superfluid.state.batches import BatchTaken, LineResult
 from superfluid.state.files import new_file_id
@@ -274,7 +275,7 @@ class BatchRunner:
     async def _line(self, row: dict[str, Any], line: BatchLine) -> None:
         if line.body.get("stream"):
             error = InvalidRequest("stream is not supported in a batch; leave it out", param="body.stream")
-            result = LineResult(line.index, False, entry(line, 400, error.openai_body()))
+            result = LineResult(line.index, False, entry(line, 400, error_body(Dialect.OPENAI, error)))
             await self._state.batches.record_line(str(row["id"]), result, runner=self.runner_id)
             return
         body = line_body(line, self._default_model())

@@ -23,11 +23,11 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from superfluid.errors import EngineFailure, FleetUnavailable, RouteNotServed, SuperfluidError
+from superfluid.errors import FleetUnavailable, ReplicaFailed, RouteNotServed, SuperfluidError
 from superfluid.fleet.asgi import ForwardedRequest, ResponseHead
 from superfluid.fleet.metrics import routing_metrics
 from superfluid.fleet.prefix import PREFIX_KWARG, block_hashes, conversation_text
-from superfluid.http.dialect import Dialect, error_body
+from superfluid.http.dialect import Dialect, error_body, stream_error
 from superfluid.http.metrics import CONTENT_TYPE
 from superfluid.http.streams import dumps, sse_data
 
@@ -44,14 +44,14 @@ def error_response(path: str, error: SuperfluidError) -> Response:
 
 
 def stream_error_frame(path: str, error: SuperfluidError, events_sent: int) -> bytes:
-    """The final SSE message a direct server sends when a stream fails, in the dialect of ``path``."""
-    if path == "/v1/messages":
-        return sse_data(error_body(Dialect.ANTHROPIC, error), "error")
+    """The final SSE message a direct server sends when a stream fails, in the dialect of ``path``: the same
+    renderer as a replica's own (http/dialect.py ``stream_error``)."""
+    dialect = Dialect.for_path(path)
     if path == "/v1/responses":
-        frame = {"type": "error", "code": error.code or error.error_type, "message": error.message,
-                 "param": error.param, "sequence_number": events_sent}
-        return sse_data(frame, "error")
-    return sse_data(error.openai_body()) + b"data: [DONE]\n\n"
+        return sse_data({**stream_error(dialect, error, typed_events=True), "sequence_number": events_sent}, "error")
+    if dialect is Dialect.ANTHROPIC:
+        return sse_data(stream_error(dialect, error), "error")
+    return sse_data(stream_error(dialect, error)) + b"data: [DONE]\n\n"
 
 
 def _events(part: bytes) -> int:
@@ -124,8 +124,7 @@ class FleetHead:
             self._metrics.stream_failures.labels("during").inc()
             log.warning("replica failed during %s: %r", path, exc)
             if is_sse:
-                error = EngineFailure("the fleet replica serving this stream failed; the reply is incomplete",
-                                      code="replica_failed")
+                error = ReplicaFailed("the fleet replica serving this stream failed; the reply is incomplete")
                 yield stream_error_frame(path, error, events)
         finally:
             stream.cancel()  # a client that went away cancels the generation on its replica

@@ -3,31 +3,18 @@ handler builds (templates, grammar, tools, reasoning, prefix cache, QoS and dire
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 from connexion import context
 from starlette.responses import JSONResponse, Response
 
 from superfluid.engine.models.served_model import is_light
-from superfluid.engine.scheduling.stream import GenerationStream
-from superfluid.engine.types import GenerationRequest, TextDelta
+from superfluid.engine.types import GenerationRequest
 from superfluid.handlers import anthropic_params as params
 from superfluid.handlers import anthropic_replies as replies
-from superfluid.handlers.context import (
-    admitted,
-    built,
-    json_reply_of,
-    qos_and_invariance,
-    request_body,
-    services,
-    start_generation,
-)
-from superfluid.http.direct import DeltaStream
+from superfluid.handlers.context import built, qos_and_invariance, request_body, services
+from superfluid.handlers.generation import start_generation, stream_reply, whole_reply_of
 from superfluid.http.offload import offload_of
-from superfluid.http.streams import StreamItem, sse
-
-WARM = "x-superfluid-warm"
 
 
 async def create_message() -> Response:
@@ -36,46 +23,25 @@ async def create_message() -> Response:
     model = await svc.models.get(body["model"])
     qos, invariant = qos_and_invariance()
     request = await built(lambda: params.generation_request(body, model, qos=qos, invariant=invariant))
-    stream = bool(body.get("stream"))
     message_id = replies.new_message_id()
     show_thinking = params.shows_thinking(body)
-    events = replies.MessageEvents(message_id, model.id, show_thinking=show_thinking)
-    out = DeltaStream(context.scope, allowed=stream)
-    generation = await start_generation(model, request, out.hook(events.delta))
-    if not stream:
+    if body.get("stream"):
+        return await stream_reply(model, request,
+                                  replies.MessageEvents(message_id, model.id, show_thinking=show_thinking))
+    generation = await start_generation(model, request)
 
-        async def produce() -> tuple[dict[str, Any], int]:
-            result = await generation.collect()
-            choice = result.choices[0]
-            reply = replies.message(
-                message_id, model.id, replies.content_blocks(choice, show_thinking=show_thinking),
-                stop=replies.stop_reason(choice.finish_reason, choice.stop_sequence),
-                stop_sequence=choice.stop_sequence,
-                usage_body=replies.usage(result.prompt_tokens, result.completion_tokens, result.cached_tokens))
-            return reply, result.cached_tokens
+    async def produce() -> tuple[dict[str, Any], int]:
+        result = await generation.collect()
+        choice = result.choices[0]
+        reply = replies.message(
+            message_id, model.id, replies.content_blocks(choice, show_thinking=show_thinking),
+            stop=replies.stop_reason(choice.finish_reason, choice.stop_sequence),
+            stop_sequence=choice.stop_sequence,
+            usage_body=replies.usage(result.prompt_tokens, result.completion_tokens, result.cached_tokens))
+        return reply, result.cached_tokens
 
-        # Under --nonstream-keepalive, 200 goes out at admission and spaces pad until the message, as for chat.
-        return await json_reply_of(generation, produce)
-    warm = await admitted(generation)
-    frames = sse(_events(generation, events, svc.settings.keepalive_s), keepalive_s=None,
-                 error_frame=replies.error_event, event_name=lambda frame: str(frame["type"]), done_marker=False,
-                 keepalive=replies.PING)
-    return out.response(events.start(generation.prompt_tokens, warm), frames, cancel=generation.cancel,
-                        media_type="text/event-stream", headers={"cache-control": "no-cache", WARM: str(warm)})
-
-
-async def _events(generation: GenerationStream, events: replies.MessageEvents,
-                  keepalive_s: float) -> AsyncIterator[StreamItem]:
-    """What the loop writes: deltas when the stream is not direct, keep-alives, and the closing events."""
-    async for event in generation.timed_events(keepalive_s):
-        if event is None:
-            yield None
-        elif isinstance(event, TextDelta):
-            frames = events.delta(event)
-            if frames is not None:
-                yield frames
-        else:
-            yield events.finish(event)
+    # Under --nonstream-keepalive, 200 goes out at admission and spaces pad until the message, as for chat.
+    return await whole_reply_of(generation, produce)
 
 
 async def count_tokens() -> Response:

@@ -15,10 +15,11 @@ from collections.abc import Iterable
 from typing import Any, Literal
 
 from superfluid.engine.decoding.tool_calls import ToolCallDelta
+from superfluid.engine.scheduling.stream import GenerationStream
 from superfluid.engine.types import ChoiceResult, Finished, FinishReason, TextDelta
 from superfluid.errors import SuperfluidError
 from superfluid.handlers.conversation import parsed_calls
-from superfluid.http.dialect import Dialect, error_body
+from superfluid.http.dialect import Dialect, stream_error
 from superfluid.http.streams import Frame, dumps, sse_data
 
 BlockKind = Literal["text", "thinking", "tool_use"]
@@ -49,10 +50,6 @@ def usage(prompt: int, completion: int, cached: int) -> dict[str, int]:
     so no tokens are ever "written" to it."""
     return {"input_tokens": prompt - cached, "output_tokens": completion,
             "cache_creation_input_tokens": 0, "cache_read_input_tokens": cached}
-
-
-def error_event(error: SuperfluidError) -> Frame:
-    return error_body(Dialect.ANTHROPIC, error)
 
 
 class Signature:
@@ -93,12 +90,16 @@ def _event(frame: Frame) -> bytes:
 
 
 class MessageEvents:
-    """The events of one streamed message.
+    """The events of one streamed message (a StreamRenderer, handlers/generation.py).
 
     ``delta`` renders one TextDelta; it is called in order, one thread at a time (the engine thread when the
     stream is direct, else the loop), and keeps which block is open. ``finish`` closes the last block and the
     message; the loop calls it after the engine's last delta (the Finished event follows every delta).
     """
+
+    media_type = "text/event-stream"
+    direct = True
+    end = b""
 
     def __init__(self, message_id: str, model: str, *, show_thinking: bool) -> None:
         self.message_id, self.model, self.show_thinking = message_id, model, show_thinking
@@ -108,11 +109,14 @@ class MessageEvents:
         self._text_head = b""
         self._tail = b"}}\n\n"
 
-    def start(self, prompt: int, cached: int) -> bytes:
+    def lead(self, generation: GenerationStream, warm: int) -> bytes:
         """message_start: the message with no content yet."""
         body = message(self.message_id, self.model, [], stop=None, stop_sequence=None,
-                       usage_body=usage(prompt, 0, cached))
+                       usage_body=usage(generation.prompt_tokens, 0, warm))
         return _event({"type": "message_start", "message": body})
+
+    def keepalive(self) -> bytes:
+        return PING
 
     def delta(self, event: TextDelta) -> bytes | None:
         out: list[bytes] = []
@@ -127,7 +131,10 @@ class MessageEvents:
             self._calls(event.tool_calls, out)
         return b"".join(out) or None
 
-    def finish(self, finished: Finished) -> bytes:
+    async def error(self, error: SuperfluidError) -> bytes:
+        return sse_data(stream_error(Dialect.ANTHROPIC, error), "error")
+
+    async def finish(self, finished: Finished) -> bytes:
         out: list[bytes] = []
         self._close(out)
         counts = finished.usage

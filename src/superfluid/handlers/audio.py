@@ -16,9 +16,11 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response, Strea
 
 from superfluid.engine.whisper.audio import decode
 from superfluid.engine.whisper.model import SpeechModel, SpeechRequest, Transcript
-from superfluid.errors import InvalidRequest, SuperfluidError
+from superfluid.errors import InvalidRequest
 from superfluid.handlers import audio_formats as formats
-from superfluid.handlers.context import services, unless_client_leaves
+from superfluid.handlers.context import services
+from superfluid.handlers.generation import unless_client_leaves
+from superfluid.http.dialect import Dialect, stream_error
 from superfluid.http.streams import sse
 
 FORMATS = ("json", "text", "srt", "verbose_json", "vtt")
@@ -89,6 +91,7 @@ async def _stream(model: SpeechModel, request: SpeechRequest) -> Response:
             else:
                 yield {"type": "transcript.text.delta", "delta": item.text}
 
-    body = sse(frames(), keepalive_s=services().settings.keepalive_s, error_frame=SuperfluidError.openai_body,
+    body = sse(frames(), keepalive_s=services().settings.keepalive_s,
+               error_frame=lambda error: stream_error(Dialect.OPENAI, error),
                event_name=lambda frame: frame.get("type"))
     return StreamingResponse(body, media_type="text/event-stream", headers={"cache-control": "no-cache"})

@@ -12,7 +12,7 @@ from typing import Any
 from starlette.responses import JSONResponse, Response
 
 from superfluid.batches.runner import MAX_WAITING
-from superfluid.errors import Conflict, InvalidRequest, NotFound
+from superfluid.errors import BatchNotCancellable, InvalidRequest, NotFound
 from superfluid.handlers.context import key_id, now, request_body, services
 from superfluid.settings import parse_duration
 from superfluid.state.batches import batch_object, new_batch_id
@@ -81,8 +81,8 @@ async def cancel(batch_id: str) -> Response:
                                  cancelling_at=now())
     if changed is None:
         latest = await store.get(batch_id, owner=key_id()) or row
-        raise Conflict(f"batch '{batch_id}' is {latest['status']}; only a batch that is validating or in progress "
-                       "can be cancelled", param="batch_id", code="batch_not_cancellable")
+        raise BatchNotCancellable(f"batch '{batch_id}' is {latest['status']}; only a batch that is validating or "
+                                  "in progress can be cancelled", param="batch_id")
     if svc.batches is not None:
         svc.batches.cancel(batch_id)
     return JSONResponse(batch_object(changed))

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
-from connexion import context
 from starlette.responses import Response
 
 from superfluid.engine.decoding.grammar import ANY_JSON_OBJECT, Constraint
@@ -15,6 +13,7 @@ from superfluid.engine.types import (
     ChatMessage,
     ChatPrompt,
     ChoiceResult,
+    Finished,
     GenerationRequest,
     GenerationResult,
     TextDelta,
@@ -22,19 +21,11 @@ from superfluid.engine.types import (
 from superfluid.errors import InvalidRequest, SuperfluidError
 from superfluid.handlers import openai_params as params
 from superfluid.handlers import openai_shapes as shapes
-from superfluid.handlers.context import (
-    admitted,
-    built,
-    json_reply,
-    now,
-    qos_and_invariance,
-    request_body,
-    services,
-    start_generation,
-)
+from superfluid.handlers.context import built, now, qos_and_invariance, request_body, services
 from superfluid.handlers.conversation import refuse_media
-from superfluid.http.direct import DeltaStream
-from superfluid.http.streams import Frame, StreamItem, dumps, sse, sse_data
+from superfluid.handlers.generation import SSE, start_generation, stream_reply, whole_reply
+from superfluid.http.dialect import Dialect, stream_error
+from superfluid.http.streams import SSE_COMMENT_KEEPALIVE, Frame, dumps, sse_data
 
 _TEXT_PARTS = frozenset({"text", "input_text"})
 
@@ -149,50 +140,48 @@ async def create_chat_completion() -> Response:
     ))
     completion_id = svc.next_id("chatcmpl")
     created = now()
-    options = body.get("stream_options") or {}
-    continuous_usage = bool(options.get("continuous_usage_stats"))
-    chunks = _Chunks(completion_id, created, model.id, logprobs=request.logprobs is not None)
-    # Continuous usage figures need the cached count the loop learns at admission: those streams keep the loop.
-    out = DeltaStream(context.scope, allowed=stream and not continuous_usage)
+    if stream:
+        options = body.get("stream_options") or {}
+        renderer = ChatStream(completion_id, created, model.id, logprobs=request.logprobs is not None,
+                              continuous_usage=bool(options.get("continuous_usage_stats")))
+        return await stream_reply(model, request, renderer)
 
-    def render(delta: TextDelta) -> bytes | None:
-        frame = chunks.delta(delta)
-        return sse_data(frame) if frame is not None else None
+    def reply(result: GenerationResult) -> dict[str, Any]:
+        return {
+            "id": completion_id,
+            "object": "chat.completion",
+            "created": created,
+            "model": model.id,
+            "choices": [
+                {"index": c.index, "message": _message(c),
+                 "logprobs": shapes.chat_logprobs(c.logprobs) if request.logprobs is not None else None,
+                 "finish_reason": c.finish_reason}
+                for c in result.choices
+            ],
+            "usage": params.usage_body(result.prompt_tokens, result.completion_tokens, result.cached_tokens),
+            "superfluid": _extension(result.cached_tokens, result.choices[0].spec),
+        }
 
-    generation = await start_generation(model, request, out.hook(render))
-    if not stream:
-        def reply(result: GenerationResult) -> dict[str, Any]:
-            return {
-                "id": completion_id,
-                "object": "chat.completion",
-                "created": created,
-                "model": model.id,
-                "choices": [
-                    {"index": c.index, "message": _message(c),
-                     "logprobs": shapes.chat_logprobs(c.logprobs) if request.logprobs is not None else None,
-                     "finish_reason": c.finish_reason}
-                    for c in result.choices
-                ],
-                "usage": params.usage_body(result.prompt_tokens, result.completion_tokens, result.cached_tokens),
-                "superfluid": _extension(result.cached_tokens, result.choices[0].spec),
-            }
-
-        return await json_reply(generation, reply)
-    warm = await admitted(generation)
-    frames = sse(_frames(generation, chunks, continuous_usage, svc.settings.keepalive_s), keepalive_s=None,
-                 error_frame=SuperfluidError.openai_body)
-    # The product document's first chunk: the role alone, no empty content for clients to trip over.
-    lead = sse_data(chunks.chunk({"role": "assistant"}))
-    return out.response(lead, frames, cancel=generation.cancel, media_type="text/event-stream",
-                        headers={"cache-control": "no-cache", "x-superfluid-warm": str(warm)})
+    return await whole_reply(await start_generation(model, request), reply)
 
 
-class _Chunks:
-    """The chunk objects of one streamed chat completion."""
+class ChatStream:
+    """One streamed chat completion: its chunks as SSE messages (a StreamRenderer).
 
-    def __init__(self, completion_id: str, created: int, model_id: str, *, logprobs: bool) -> None:
+    The product document's first chunk carries the role alone, no empty content for clients to trip over.
+    Continuous usage figures need the cached count the loop learns at admission, so those streams are not
+    direct."""
+
+    media_type = SSE
+    end = b"data: [DONE]\n\n"
+
+    def __init__(self, completion_id: str, created: int, model_id: str, *, logprobs: bool,
+                 continuous_usage: bool = False) -> None:
         self.completion_id, self.created, self.model_id = completion_id, created, model_id
         self.logprobs = logprobs
+        self.continuous_usage = continuous_usage
+        self.direct = not continuous_usage
+        self._generation: GenerationStream | None = None
         # The hot path, a plain content delta, is written as text around the encoded content.
         self._head, self._tail = dumps(self.chunk({"content": "\u0000"})).split('"\\u0000"')
 
@@ -201,16 +190,26 @@ class _Chunks:
                 "model": self.model_id,
                 "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
 
-    def delta(self, event: TextDelta) -> Frame | str | None:
-        """The chunk of one TextDelta (without continuous usage figures), None when it carries nothing a client
-        would see (no delta is ever empty); safe on any thread."""
-        if not self.logprobs and event.content and not event.reasoning and not event.tool_calls:
-            return self._head + dumps(event.content) + self._tail
+    def lead(self, generation: GenerationStream, warm: int) -> bytes:
+        self._generation = generation
+        return sse_data(self.chunk({"role": "assistant"}))
+
+    def delta(self, event: TextDelta) -> bytes | None:
+        """The chunk of one TextDelta, None when it carries nothing a client would see (no delta is ever
+        empty); without continuous usage, safe on any thread."""
+        if not self.logprobs and event.content and not event.reasoning and not event.tool_calls \
+                and not self.continuous_usage:
+            return b"data: " + (self._head + dumps(event.content) + self._tail).encode() + b"\n\n"
         if not (event.content or event.reasoning or event.tool_calls or (self.logprobs and event.logprobs)):
             return None
-        return self.delta_frame(event)
+        frame = self._delta_frame(event)
+        if self.continuous_usage and self._generation is not None:
+            generation = self._generation
+            frame["usage"] = params.usage_body(generation.prompt_tokens, event.completion_tokens,
+                                               generation.cached_tokens or 0)
+        return sse_data(frame)
 
-    def delta_frame(self, event: TextDelta) -> Frame:
+    def _delta_frame(self, event: TextDelta) -> Frame:
         delta: dict[str, Any] = {}
         if event.reasoning:
             delta["reasoning_content"] = event.reasoning
@@ -223,27 +222,15 @@ class _Chunks:
             frame["choices"][0]["logprobs"] = shapes.chat_logprobs(event.logprobs)
         return frame
 
+    def keepalive(self) -> bytes:
+        return SSE_COMMENT_KEEPALIVE
 
-async def _frames(generation: GenerationStream, chunks: _Chunks, continuous_usage: bool,
-                  keepalive_s: float) -> AsyncIterator[StreamItem]:
-    async for event in generation.timed_events(keepalive_s):
-        if event is None:
-            yield None
-        elif isinstance(event, TextDelta):
-            if not continuous_usage:
-                text = chunks.delta(event)
-                if text is not None:
-                    yield text
-                continue
-            if chunks.delta(event) is None:
-                continue
-            frame = chunks.delta_frame(event)
-            frame["usage"] = params.usage_body(generation.prompt_tokens, event.completion_tokens,
-                                               generation.cached_tokens or 0)
-            yield frame
-        else:
-            usage = event.usage
-            final = chunks.chunk({}, event.finish_reason)
-            final["usage"] = params.usage_body(usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens)
-            final["superfluid"] = _extension(usage.cached_tokens, event.spec)
-            yield final
+    async def finish(self, finished: Finished) -> bytes:
+        usage = finished.usage
+        final = self.chunk({}, finished.finish_reason)
+        final["usage"] = params.usage_body(usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens)
+        final["superfluid"] = _extension(usage.cached_tokens, finished.spec)
+        return sse_data(final)
+
+    async def error(self, error: SuperfluidError) -> bytes:
+        return sse_data(stream_error(Dialect.OPENAI, error))

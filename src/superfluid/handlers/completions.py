@@ -2,29 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
-from connexion import context
 from starlette.responses import Response
 
 from superfluid.engine.scheduling.stream import GenerationStream
-from superfluid.engine.types import FimPrompt, GenerationRequest, GenerationResult, TextDelta, TextPrompt
+from superfluid.engine.types import FimPrompt, Finished, GenerationRequest, GenerationResult, TextDelta, TextPrompt
 from superfluid.errors import SuperfluidError, UnsupportedParameter
 from superfluid.handlers import openai_params as params
 from superfluid.handlers import openai_shapes as shapes
-from superfluid.handlers.context import (
-    admit_fim,
-    admitted,
-    json_reply,
-    now,
-    qos_and_invariance,
-    request_body,
-    services,
-    start_generation,
-)
-from superfluid.http.direct import DeltaStream
-from superfluid.http.streams import Frame, StreamItem, sse, sse_data
+from superfluid.handlers.context import admit_fim, now, qos_and_invariance, request_body, services
+from superfluid.handlers.generation import SSE, start_generation, stream_reply, whole_reply
+from superfluid.http.dialect import Dialect, stream_error
+from superfluid.http.streams import SSE_COMMENT_KEEPALIVE, Frame, sse_data
 
 DEFAULT_MAX_TOKENS = 128
 
@@ -62,45 +52,44 @@ async def create_completion() -> Response:
     completion_id = svc.next_id("cmpl")
     created = now()
     prefix = body["prompt"] if echo else ""
-    chunks = _Chunks(completion_id, created, model.id, len(prefix), logprobs=request.logprobs is not None)
-    out = DeltaStream(context.scope, allowed=stream)
+    if stream:
+        renderer = CompletionStream(completion_id, created, model.id, prefix, logprobs=request.logprobs is not None)
+        return await stream_reply(model, request, renderer)
 
-    def render(delta: TextDelta) -> bytes | None:
-        frame = chunks.delta(delta)
-        return sse_data(frame) if frame is not None else None
+    def reply(result: GenerationResult) -> dict[str, Any]:
+        choice = result.choices[0]
+        return {
+            "id": completion_id,
+            "object": "text_completion",
+            "created": created,
+            "model": model.id,
+            "choices": [{"index": 0, "text": prefix + choice.content,
+                         "logprobs": (shapes.completion_logprobs(choice.logprobs, len(prefix))
+                                      if request.logprobs is not None else None),
+                         "finish_reason": choice.finish_reason}],
+            "usage": params.usage_body(result.prompt_tokens, result.completion_tokens, result.cached_tokens),
+            "superfluid": _extension(model.id, result.cached_tokens, choice.expired),
+        }
 
-    generation = await start_generation(model, request, out.hook(render))
-    if not stream:
-        def reply(result: GenerationResult) -> dict[str, Any]:
-            choice = result.choices[0]
-            return {
-                "id": completion_id,
-                "object": "text_completion",
-                "created": created,
-                "model": model.id,
-                "choices": [{"index": 0, "text": prefix + choice.content,
-                             "logprobs": (shapes.completion_logprobs(choice.logprobs, len(prefix))
-                                          if request.logprobs is not None else None),
-                             "finish_reason": choice.finish_reason}],
-                "usage": params.usage_body(result.prompt_tokens, result.completion_tokens, result.cached_tokens),
-                "superfluid": {"cached": result.cached_tokens, "expired": choice.expired, "served_by": model.id},
-            }
-
-        return await json_reply(generation, reply)
-    warm = await admitted(generation)
-    frames = sse(_frames(generation, chunks, svc.settings.keepalive_s), keepalive_s=None,
-                 error_frame=SuperfluidError.openai_body)
-    lead = sse_data(chunks.chunk(prefix)) if prefix else b""
-    return out.response(lead, frames, cancel=generation.cancel, media_type="text/event-stream",
-                        headers={"cache-control": "no-cache", "x-superfluid-warm": str(warm)})
+    return await whole_reply(await start_generation(model, request), reply)
 
 
-class _Chunks:
-    """The chunk objects of one streamed completion; ``delta`` keeps the text offset for log probabilities."""
+def _extension(model_id: str, cached: int, expired: bool) -> dict[str, Any]:
+    return {"cached": cached, "expired": expired, "served_by": model_id}
 
-    def __init__(self, completion_id: str, created: int, model_id: str, offset: int, *, logprobs: bool) -> None:
+
+class CompletionStream:
+    """One streamed completion as SSE messages (a StreamRenderer); an echoed prompt is the lead, and ``delta``
+    keeps the text offset for log probabilities (called in order, on one thread at a time)."""
+
+    media_type = SSE
+    direct = True
+    end = b"data: [DONE]\n\n"
+
+    def __init__(self, completion_id: str, created: int, model_id: str, prefix: str, *, logprobs: bool) -> None:
         self.completion_id, self.created, self.model_id = completion_id, created, model_id
-        self.offset = offset
+        self.prefix = prefix
+        self.offset = len(prefix)
         self.logprobs = logprobs
 
     def chunk(self, text: str, finish: str | None = None) -> Frame:
@@ -108,29 +97,27 @@ class _Chunks:
                 "model": self.model_id, "choices": [{"index": 0, "text": text, "logprobs": None,
                                                      "finish_reason": finish}]}
 
-    def delta(self, event: TextDelta) -> Frame | None:
-        """The chunk of one TextDelta, if it carries anything (called in order, on one thread at a time)."""
+    def lead(self, generation: GenerationStream, warm: int) -> bytes:
+        return sse_data(self.chunk(self.prefix)) if self.prefix else b""
+
+    def delta(self, event: TextDelta) -> bytes | None:
         if not (event.content or (self.logprobs and event.logprobs)):
             return None
         frame = self.chunk(event.content)
         if self.logprobs:
             frame["choices"][0]["logprobs"] = shapes.completion_logprobs(event.logprobs, self.offset)
         self.offset += len(event.content)
-        return frame
+        return sse_data(frame)
 
+    def keepalive(self) -> bytes:
+        return SSE_COMMENT_KEEPALIVE
 
-async def _frames(generation: GenerationStream, chunks: _Chunks, keepalive_s: float) -> AsyncIterator[StreamItem]:
-    async for event in generation.timed_events(keepalive_s):
-        if event is None:
-            yield None
-        elif isinstance(event, TextDelta):
-            frame = chunks.delta(event)
-            if frame is not None:
-                yield frame
-        else:
-            usage = event.usage
-            final = chunks.chunk("", event.finish_reason)
-            final["usage"] = params.usage_body(usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens)
-            final["superfluid"] = {"cached": usage.cached_tokens, "expired": event.expired,
-                                   "served_by": chunks.model_id}
-            yield final
+    async def finish(self, finished: Finished) -> bytes:
+        usage = finished.usage
+        final = self.chunk("", finished.finish_reason)
+        final["usage"] = params.usage_body(usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens)
+        final["superfluid"] = _extension(self.model_id, usage.cached_tokens, finished.expired)
+        return sse_data(final)
+
+    async def error(self, error: SuperfluidError) -> bytes:
+        return sse_data(stream_error(Dialect.OPENAI, error))

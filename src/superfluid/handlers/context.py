@@ -1,24 +1,20 @@
-"""Access to the running server's services from inside a handler."""
+"""What a handler reads of its request and of the running server: the services, the parsed body, headers,
+the API key, the QoS class. Running a generation and answering with it is handlers/generation.py."""
 
 from __future__ import annotations
 
-import asyncio
-import hashlib
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 from connexion import context
-from starlette.responses import JSONResponse, Response
 
-from superfluid.engine.models.served_model import ServedModel, is_light
+from superfluid.engine.models.served_model import ServedModel
 from superfluid.engine.scheduling.job import QOS_CLASSES
-from superfluid.engine.scheduling.stream import GenerationStream
-from superfluid.engine.types import GenerationRequest, GenerationResult, TextDelta
-from superfluid.errors import InvalidRequest, RateLimited
+from superfluid.errors import InvalidRequest
 from superfluid.http import observe
-from superfluid.http.keepalive import PaddedJSONResponse
 from superfluid.http.offload import offload_of
+from superfluid.http.rate_limit import charge_completion
 from superfluid.http.validation import BIG_BODY, PARSED_BODY
 from superfluid.services import Services
 
@@ -46,17 +42,6 @@ async def built(make: Callable[[], T]) -> T:
     return await pool.run(make)
 
 
-async def start_generation(model: ServedModel, request: GenerationRequest,
-                           direct: Callable[[TextDelta], None] | None = None) -> GenerationStream:
-    """Queue a request's generation. Templating, tokenizing and grammar work run on a worker thread unless the
-    request is light (http/offload.py says why small ones stay on the loop)."""
-    pool = offload_of(context.scope)
-    if pool is None or is_light(request):
-        return model.generate(request, direct=direct)
-    prepared = await pool.run(model.prepare, request)
-    return model.generate(request, prepared, direct=direct)
-
-
 def now() -> int:
     return int(time.time())
 
@@ -75,29 +60,10 @@ def key_id() -> str | None:
     return observe.key_id(context.scope)
 
 
-def client_identity() -> str:
-    """Who a per-client limit counts against: the authenticated key; on a server that asks for no key, the key a
-    client presents anyway (by its digest); else the client address."""
-    key = key_id()
-    if key is not None:
-        return "key:" + key
-    auth = header("authorization")
-    presented = auth[7:].strip() if auth and auth.lower().startswith("bearer ") else header("x-api-key")
-    if presented:
-        return "key:" + hashlib.sha256(presented.strip().encode()).hexdigest()[:16]
-    client = context.scope.get("client")
-    return "ip:" + (client[0] if client else "unknown")
-
-
 def admit_fim(model: ServedModel) -> None:
-    """Fill-in-the-middle is completion-class work, on /v1/completions and /api/generate alike: each request
-    spends from its client's token bucket, whatever its outcome, and needs a model with FIM tokens."""
-    svc = services()
-    wait = svc.fim_buckets.take(client_identity())
-    if wait:
-        raise RateLimited("fill-in-the-middle requests are over this client's rate "
-                          f"({svc.settings.completion_rate:g}/s, burst {svc.settings.completion_burst})",
-                          retry_after_s=wait, code="completion_rate_limited")
+    """Fill-in-the-middle is completion-class work: each request spends from its client's token bucket (on
+    /v1/completions and /api/generate alike), whatever its outcome, and needs a model with FIM tokens."""
+    charge_completion(context.scope, services().fim_buckets)
     model.require_fim()
 
 
@@ -113,79 +79,3 @@ def qos_and_invariance(default_qos: str = "interactive") -> tuple[str, bool]:
         raise InvalidRequest("x-superfluid-batch-invariant needs the server started with "
                              "--http-allow-batch-invariant", param="x-superfluid-batch-invariant")
     return qos, invariant
-
-
-async def _client_gone() -> None:
-    """Return when the client closes the connection (the request body is already read by now)."""
-    receive = context.receive
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            return
-
-
-async def unless_client_leaves(work: Coroutine[Any, Any, T], generation: GenerationStream | None = None) -> T:
-    """``work``'s result; if the client closes the connection first, or anything fails, ``work`` and the
-    generation are cancelled (a client that leaves raises ClientDisconnected). Handlers that read a generation
-    their own way (the Responses API's render object), or run work that is no generation (a transcription), race
-    it through here too."""
-    task = asyncio.ensure_future(work)
-    gone = asyncio.ensure_future(_client_gone())
-    try:
-        await asyncio.wait({task, gone}, return_when=asyncio.FIRST_COMPLETED)
-        if not task.done():
-            raise ClientDisconnected()
-        return task.result()
-    except BaseException:
-        task.cancel()
-        if generation is not None:
-            generation.cancel()
-        raise
-    finally:
-        gone.cancel()
-
-
-async def admitted(generation: GenerationStream) -> int:
-    """Wait for a streamed request's first lane (returns its prompt tokens already cached); a client that leaves
-    while the request waits in the queue takes it out of the queue at once."""
-    return await unless_client_leaves(generation.admitted(), generation)
-
-
-async def collect(generation: GenerationStream) -> GenerationResult:
-    """Run a non-streaming generation to the end, cancelling it if the client goes away first."""
-    return await unless_client_leaves(generation.collect(), generation)
-
-
-async def json_reply(generation: GenerationStream, render: Callable[[GenerationResult], dict[str, Any]], *,
-                     warm_header: bool = True) -> Response:
-    """A non-streaming generation's reply: ``render(result)`` as JSON once it is done; or, under
-    --nonstream-keepalive, 200 committed at admission and spaces until that JSON (http/keepalive.py). With
-    ``warm_header`` the reply carries x-superfluid-warm (prompt tokens served from the prefix cache)."""
-
-    async def produce() -> tuple[dict[str, Any], int]:
-        result = await generation.collect()
-        return render(result), result.cached_tokens
-
-    return await json_reply_of(generation, produce, warm_header=warm_header)
-
-
-async def json_reply_of(generation: GenerationStream,
-                        produce: Callable[[], Coroutine[Any, Any, tuple[dict[str, Any], int]]], *,
-                        warm_header: bool = True) -> Response:
-    """``json_reply`` for a handler that reads the generation its own way: ``produce()`` runs it to the end and
-    returns the body and the prompt tokens served from the prefix cache."""
-    interval = services().settings.nonstream_keepalive_s
-    if not interval:
-        body, cached = await unless_client_leaves(produce(), generation)
-        return JSONResponse(body, headers={"x-superfluid-warm": str(cached)} if warm_header else None)
-    warm = await admitted(generation)
-
-    async def padded() -> dict[str, Any]:
-        return (await produce())[0]
-
-    return PaddedJSONResponse(padded(), interval_s=interval, on_abandon=generation.cancel,
-                              headers={"x-superfluid-warm": str(warm)} if warm_header else None)
-
-
-class ClientDisconnected(Exception):
-    """The client left before its reply was ready; nothing is sent."""

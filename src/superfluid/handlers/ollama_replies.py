@@ -8,24 +8,23 @@ objects, on one record with ``done: false`` right before the terminal record, wh
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from connexion import context
 from starlette.responses import JSONResponse, Response
 
 from superfluid.engine.decoding.tool_calls import ToolCallDelta
 from superfluid.engine.models.served_model import ServedModel
 from superfluid.engine.scheduling.stream import GenerationStream
-from superfluid.engine.types import FinishReason, GenerationRequest, TextDelta, TokenLogprob
-from superfluid.handlers.context import admitted, collect, services, start_generation
+from superfluid.engine.types import Finished, FinishReason, GenerationRequest, GenerationResult, TextDelta, TokenLogprob
+from superfluid.errors import SuperfluidError
 from superfluid.handlers.conversation import parsed_calls
-from superfluid.http.direct import DeltaStream
-from superfluid.http.streams import Frame, ndjson, ndjson_line
+from superfluid.handlers.generation import NDJSON, start_generation, stream_reply, whole_reply
+from superfluid.http.dialect import Dialect, stream_error
+from superfluid.http.streams import Frame, ndjson_line
 
 Kind = Literal["chat", "generate"]
-NDJSON = "application/x-ndjson"
 
 
 def rfc3339(at: float | None = None) -> str:
@@ -97,44 +96,48 @@ class CallCollector:
 
 
 class Records:
-    """The records of one streamed reply; ``delta`` gathers tool-call pieces (called in order, one thread at a
-    time: the engine thread when the stream is direct, else the loop)."""
+    """The records of one streamed reply as NDJSON lines (a StreamRenderer, handlers/generation.py): one per
+    piece of text, the tool calls whole, then the terminal record. ``delta`` gathers tool-call pieces (called in
+    order, one thread at a time: the engine thread when the stream is direct, else the loop)."""
 
-    def __init__(self, kind: Kind, model: str, *, logprobs: bool) -> None:
+    media_type = NDJSON
+    direct = True
+    end = b""
+
+    def __init__(self, kind: Kind, model: str, *, logprobs: bool, started_ns: int) -> None:
         self.kind, self.model, self.logprobs = kind, model, logprobs
+        self.started_ns = started_ns
         self.calls = CallCollector()
 
-    def delta(self, event: TextDelta) -> Frame | None:
+    def lead(self, generation: GenerationStream, warm: int) -> bytes:
+        return b""
+
+    def delta(self, event: TextDelta) -> bytes | None:
         self.calls.add(event.tool_calls)
         if not (event.content or event.reasoning or (self.logprobs and event.logprobs)):
             return None
         frame = record(self.kind, self.model, event.content, event.reasoning)
         if self.logprobs:
             frame["logprobs"] = logprobs_body(event.logprobs)
-        return frame
+        return ndjson_line(frame)
 
+    def keepalive(self) -> bytes:
+        """An empty record: Ollama's clients parse every line as JSON, so an empty line would not do."""
+        return ndjson_line(record(self.kind, self.model))
 
-async def stream_records(generation: GenerationStream, records: Records, *, started_ns: int,
-                         keepalive_s: float) -> AsyncIterator[Frame | None]:
-    """Engine events -> records: one per piece of text, the tool calls whole, then the terminal record;
-    ``None`` whenever the stream was quiet for ``keepalive_s``."""
-    kind, model = records.kind, records.model
-    async for event in generation.timed_events(keepalive_s):
-        if event is None:
-            yield None
-            continue
-        if isinstance(event, TextDelta):
-            frame = records.delta(event)
-            if frame is not None:
-                yield frame
-            continue
-        whole = whole_calls(records.calls.calls, event.finish_reason)
+    async def finish(self, finished: Finished) -> bytes:
+        out = b""
+        whole = whole_calls(self.calls.calls, finished.finish_reason)
         if whole:
-            yield record(kind, model, tool_calls=whole)
-        usage = event.usage
-        yield {**record(kind, model, done=True),
-               **totals(event.finish_reason, prompt=usage.prompt_tokens, cached=usage.cached_tokens,
-                        completion=usage.completion_tokens, started_ns=started_ns)}
+            out = ndjson_line(record(self.kind, self.model, tool_calls=whole))
+        usage = finished.usage
+        return out + ndjson_line({
+            **record(self.kind, self.model, done=True),
+            **totals(finished.finish_reason, prompt=usage.prompt_tokens, cached=usage.cached_tokens,
+                     completion=usage.completion_tokens, started_ns=self.started_ns)})
+
+    async def error(self, error: SuperfluidError) -> bytes:
+        return ndjson_line(stream_error(Dialect.OLLAMA, error))
 
 
 async def reply(model: ServedModel, request: GenerationRequest, kind: Kind, *, stream: bool,
@@ -142,16 +145,10 @@ async def reply(model: ServedModel, request: GenerationRequest, kind: Kind, *, s
     """Run a request and answer it: one JSON record, or an NDJSON stream once a lane has taken it (so errors
     before that keep their HTTP status)."""
     logprobs = request.logprobs is not None
-    records = Records(kind, model.id, logprobs=logprobs)
-    out = DeltaStream(context.scope, allowed=stream)
+    if stream:
+        return await stream_reply(model, request, Records(kind, model.id, logprobs=logprobs, started_ns=started_ns))
 
-    def render(delta: TextDelta) -> bytes | None:
-        frame = records.delta(delta)
-        return ndjson_line(frame) if frame is not None else None
-
-    generation = await start_generation(model, request, out.hook(render))
-    if not stream:
-        result = await collect(generation)
+    def whole(result: GenerationResult) -> dict[str, Any]:
         choice = result.choices[0]
         body = {
             **record(kind, model.id, choice.content, choice.reasoning, done=True,
@@ -161,11 +158,9 @@ async def reply(model: ServedModel, request: GenerationRequest, kind: Kind, *, s
         }
         if logprobs:
             body["logprobs"] = logprobs_body(choice.logprobs)
-        return JSONResponse(body)
-    await admitted(generation)
-    frames = stream_records(generation, records, started_ns=started_ns, keepalive_s=services().settings.keepalive_s)
-    return out.response(b"", ndjson(frames, keepalive_s=None, keepalive_frame=lambda: record(kind, model.id)),
-                        cancel=generation.cancel, media_type=NDJSON)
+        return body
+
+    return await whole_reply(await start_generation(model, request), whole)
 
 
 def preloaded(kind: Kind, model: str, *, stream: bool) -> Response:

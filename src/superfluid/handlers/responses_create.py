@@ -9,7 +9,7 @@ before the stream's ``response.completed`` (``incomplete``, ``failed``) event.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator
+import logging
 from typing import Any
 
 from connexion import context
@@ -17,26 +17,20 @@ from starlette.responses import Response
 
 from superfluid.engine.models.served_model import ServedModel, is_light
 from superfluid.engine.scheduling.stream import GenerationStream
-from superfluid.engine.types import ChatMessage, ChatPrompt, GenerationRequest, PreparedPrompt, TextDelta
+from superfluid.engine.types import ChatMessage, ChatPrompt, Finished, GenerationRequest, PreparedPrompt, TextDelta
 from superfluid.errors import ContextLengthExceeded, InvalidRequest, NotFound, SuperfluidError, UnsupportedParameter
 from superfluid.handlers import openai_params as params
 from superfluid.handlers import responses_input as rin
 from superfluid.handlers import responses_shapes as shapes
-from superfluid.handlers.context import (
-    admitted,
-    built,
-    json_reply_of,
-    key_id,
-    now,
-    qos_and_invariance,
-    request_body,
-    services,
-)
-from superfluid.handlers.responses_render import ResponseRender, error_event
-from superfluid.http.direct import DeltaStream
+from superfluid.handlers.context import built, key_id, now, qos_and_invariance, request_body, services
+from superfluid.handlers.generation import SSE, start_generation, stream_reply, whole_reply_of
+from superfluid.handlers.responses_render import ResponseRender
+from superfluid.http.dialect import Dialect, stream_error
 from superfluid.http.offload import offload_of
-from superfluid.http.streams import StreamItem, sse
+from superfluid.http.streams import SSE_COMMENT_KEEPALIVE
 from superfluid.state import ResponseStore
+
+log = logging.getLogger(__name__)
 
 _NOT_SERVED = {
     "background": "background responses are not served; the request runs in the foreground",
@@ -86,24 +80,52 @@ async def create_response() -> Response:
     saver = _Saver(svc.state.responses if body.get("store", True) is not False else None, items, key_id())
     stream = bool(body.get("stream"))
     render = ResponseRender(base, stream=stream, logprobs=request.logprobs is not None)
-    if not stream:
-        generation = model.generate(request, prepared)
+    if stream:
+        return await stream_reply(model, request, ResponseStream(render, saver), prepared=prepared)
+    generation = await start_generation(model, request, prepared=prepared)
 
-        async def produce() -> tuple[dict[str, Any], int]:
-            final = await _collect(generation, render)
-            await saver.save(final)  # committed before the body goes out
-            return final, int(final["usage"]["input_tokens_details"]["cached_tokens"])
+    async def produce() -> tuple[dict[str, Any], int]:
+        final = await _collect(generation, render)
+        await saver.save(final)  # committed before the body goes out
+        return final, int(final["usage"]["input_tokens_details"]["cached_tokens"])
 
-        return await json_reply_of(generation, produce)
-    lead = render.lead()  # numbered before the engine can render the first delta
-    out = DeltaStream(context.scope)
-    generation = model.generate(request, prepared, direct=out.hook(render.delta))
-    warm = await admitted(generation)
-    frames = sse(_events(generation, render, saver, svc.settings.keepalive_s), keepalive_s=None,
-                 error_frame=lambda exc: render.numbered(error_event(exc)), done_marker=False,
-                 event_name=lambda frame: str(frame.get("type")))
-    return out.response(lead, frames, cancel=generation.cancel, media_type="text/event-stream",
-                        headers={"cache-control": "no-cache", "x-superfluid-warm": str(warm)})
+    return await whole_reply_of(generation, produce)
+
+
+class ResponseStream:
+    """A streamed response's events (a StreamRenderer over the response's ResponseRender): the stored response
+    is committed before ``response.completed`` (or ``incomplete``) goes out. A generation that fails ends with
+    an ``error`` event and ``response.failed``, stored too."""
+
+    media_type = SSE
+    direct = True
+    end = b""
+
+    def __init__(self, render: ResponseRender, saver: _Saver) -> None:
+        self.render, self.saver = render, saver
+        self._lead = render.lead()  # numbered before the engine can render the first delta
+
+    def lead(self, generation: GenerationStream, warm: int) -> bytes:
+        return self._lead
+
+    def delta(self, event: TextDelta) -> bytes | None:
+        return self.render.delta(event)
+
+    def keepalive(self) -> bytes:
+        return SSE_COMMENT_KEEPALIVE
+
+    async def finish(self, finished: Finished) -> bytes:
+        closing, final = self.render.close(finished.usage, truncated=finished.finish_reason == "length")
+        await self.saver.save(final)
+        return closing + self.render.terminal(final)
+
+    async def error(self, error: SuperfluidError) -> bytes:
+        final = self.render.fail(error)
+        try:
+            await self.saver.save(final)
+        except Exception:  # the store failing too: the client still hears how its stream ended
+            log.exception("storing the failed response %s failed", final.get("id"))
+        return self.render.event(stream_error(Dialect.OPENAI, error, typed_events=True)) + self.render.terminal(final)
 
 
 async def _conversation(body: dict[str, Any], store: ResponseStore, owner: str | None
@@ -164,25 +186,3 @@ async def _collect(generation: GenerationStream, render: ResponseRender) -> dict
         else:
             return render.close(event.usage, truncated=event.finish_reason == "length")[1]
     raise AssertionError("a generation ends with Finished")  # pragma: no cover
-
-
-async def _events(generation: GenerationStream, render: ResponseRender, saver: _Saver,
-                  keepalive_s: float) -> AsyncIterator[StreamItem]:
-    """The frames the loop writes: deltas on a stream that is not direct, keep-alives, and the end (stored
-    first). An engine failure ends the stream with an ``error`` event and ``response.failed``."""
-    try:
-        async for event in generation.timed_events(keepalive_s):
-            if event is None:
-                yield None
-            elif isinstance(event, TextDelta):
-                frames = render.delta(event)
-                if frames:
-                    yield frames
-            else:
-                closing, final = render.close(event.usage, truncated=event.finish_reason == "length")
-                await saver.save(final)
-                yield closing + render.terminal(final)
-    except SuperfluidError as exc:
-        final = render.fail(exc)
-        await saver.save(final)
-        yield render.event(error_event(exc)) + render.terminal(final)

@@ -262,7 +262,3 @@ class ResponseRender:
             response["status"], "response.failed")
         return self.event({"type": kind, "response": response})
 
-
-def error_event(error: SuperfluidError) -> dict[str, Any]:
-    """An ``error`` event's body (numbered by the render that sends it)."""
-    return {"type": "error", "code": error.code or error.error_type, "message": error.message, "param": error.param}

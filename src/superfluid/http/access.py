@@ -31,7 +31,7 @@ from pathlib import Path
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from superfluid.engine.scheduling.job import QOS_RANK
-from superfluid.errors import AdminRequired, AuthenticationFailed, RateLimited, SuperfluidError
+from superfluid.errors import AdminRequired, AuthenticationFailed, ConcurrencyLimited, RateLimited, SuperfluidError
 from superfluid.http.guards import send_error
 from superfluid.http.keys import KeyGrant, KeyPolicyError, KeyRing, load_keyring
 from superfluid.http.observe import BATCH_OWNER, KEY_ID, record_of
@@ -151,9 +151,9 @@ class AccessGuard:
             await self.app(scope, receive, send)
             return
         if not control.in_flight.enter(grant.id, grant.max_concurrent):
-            await send_error(scope, send, RateLimited(
+            await send_error(scope, send, ConcurrencyLimited(
                 f"key '{grant.id}' already has {grant.max_concurrent} request(s) in flight (its limit)",
-                retry_after_s=CONCURRENCY_RETRY_S, code="concurrency_limit_exceeded"))
+                retry_after_s=CONCURRENCY_RETRY_S))
             return
         try:
             await self.app(scope, receive, send)

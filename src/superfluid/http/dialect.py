@@ -1,11 +1,16 @@
-"""Which API dialect a path speaks, and how each dialect writes an error body."""
+"""Which API dialect a path speaks, and how each dialect writes an error: the body of a reply that failed
+before its first byte (``error_body``), and the frame that ends a stream that failed after it
+(``stream_error``). Every error a client sees is rendered here, the fleet head's included."""
 
 from __future__ import annotations
 
+import logging
 from enum import Enum
 from typing import Any
 
-from superfluid.errors import SuperfluidError
+from superfluid.errors import EngineFailure, SuperfluidError
+
+log = logging.getLogger(__name__)
 
 _ANTHROPIC_TYPES = {
     400: "invalid_request_error",
@@ -64,3 +69,23 @@ def error_body(dialect: Dialect, error: SuperfluidError) -> dict[str, Any]:
     body = error.openai_body()
     body["error"]["message"] = message
     return body
+
+
+def stream_error(dialect: Dialect, error: SuperfluidError, *, typed_events: bool = False) -> dict[str, Any]:
+    """The last frame of a stream that failed after its first byte. OpenAI's chat and completion streams send
+    the error body as a data message, Anthropic's an ``error`` event with its body, Ollama's a record with
+    ``error``. ``typed_events`` is the Responses API's ``error`` event, whose code, message and param sit at
+    the top (the caller numbers it in its stream's sequence)."""
+    if typed_events:
+        return {"type": "error", "code": error.code or error.error_type, "message": shorten(error.message),
+                "param": error.param}
+    return error_body(dialect, error)
+
+
+def as_superfluid_error(exc: Exception) -> SuperfluidError:
+    """``exc`` as the error a client is told of; anything unexpected is logged whole and reported as an engine
+    failure, never with its text."""
+    if isinstance(exc, SuperfluidError):
+        return exc
+    log.exception("stream failed", exc_info=exc)
+    return EngineFailure("the engine failed while streaming; see the server log")

@@ -3,9 +3,15 @@ by key (per-key concurrency)."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
+
+from superfluid.errors import CompletionRateLimited
+from superfluid.http.observe import key_id
 
 _RATE = re.compile(r"^\s*(?P<n>\d+(?:\.\d+)?)\s*/\s*(?P<unit>s|sec|second|m|min|minute|h|hour)\s*$")
 _UNIT_S = {"s": 1.0, "sec": 1.0, "second": 1.0, "m": 60.0, "min": 60.0, "minute": 60.0, "h": 3600.0, "hour": 3600.0}
@@ -84,3 +90,33 @@ class InFlight:
 
     def count(self, key: str) -> int:
         return self._counts.get(key, 0)
+
+
+def _header(scope: Mapping[str, Any], name: bytes) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key == name:
+            return bytes(value).decode("latin-1")
+    return None
+
+
+def client_identity(scope: Mapping[str, Any]) -> str:
+    """Who a per-client limit counts against: the authenticated key; on a server that asks for no key, the key a
+    client presents anyway (by its digest); else the client address."""
+    key = key_id(scope)
+    if key is not None:
+        return "key:" + key
+    auth = _header(scope, b"authorization")
+    presented = auth[7:].strip() if auth and auth.lower().startswith("bearer ") else _header(scope, b"x-api-key")
+    if presented:
+        return "key:" + hashlib.sha256(presented.strip().encode()).hexdigest()[:16]
+    client = scope.get("client")
+    return "ip:" + (client[0] if client else "unknown")
+
+
+def charge_completion(scope: Mapping[str, Any], buckets: TokenBuckets) -> None:
+    """Spend one of the client's completion-class tokens (fill-in-the-middle on /v1/completions and
+    /api/generate alike), whatever the request's outcome; CompletionRateLimited when its bucket is empty."""
+    wait = buckets.take(client_identity(scope))
+    if wait:
+        raise CompletionRateLimited(f"fill-in-the-middle requests are over this client's rate "
+                                    f"({buckets.rate_per_s:g}/s, burst {buckets.burst})", retry_after_s=wait)

@@ -1,8 +1,6 @@
-"""The two stream encoders: Server-Sent Events (OpenAI, Anthropic) and NDJSON (Ollama).
-
-Both take an async iterator of already-rendered JSON objects, write keep-alives while the source is quiet,
-and turn an error raised mid-stream into one final error frame in the dialect of the route.
-"""
+"""Stream framing: Server-Sent Events messages (OpenAI, Anthropic) and NDJSON lines (Ollama), one JSON encoder,
+and ``sse``, the encoder of a stream that is no generation (a transcription's events). Generations stream
+through handlers/generation.py, whose renderers frame with these helpers."""
 
 from __future__ import annotations
 
@@ -12,7 +10,8 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from superfluid.errors import EngineFailure, SuperfluidError
+from superfluid.errors import SuperfluidError
+from superfluid.http.dialect import as_superfluid_error
 
 log = logging.getLogger(__name__)
 
@@ -61,13 +60,6 @@ async def _with_keepalive(source: AsyncIterator[Frame], interval_s: float) -> As
             await closer()
 
 
-def _as_superfluid_error(exc: Exception) -> SuperfluidError:
-    if isinstance(exc, SuperfluidError):
-        return exc
-    log.exception("stream failed", exc_info=exc)
-    return EngineFailure("the engine failed while streaming; see the server log")
-
-
 def _timed(source: AsyncIterator[Any], keepalive_s: float | None) -> AsyncIterator[Any]:
     """The source itself when it times its own keep-alives (``keepalive_s`` None), else a timing wrapper."""
     return source if keepalive_s is None else _with_keepalive(source, keepalive_s)
@@ -106,24 +98,8 @@ async def sse(
             else:
                 yield sse_data(frame, event_name(frame))
     except Exception as exc:  # an error after the first byte becomes a final frame
-        frame = error_frame(_as_superfluid_error(exc))
+        frame = error_frame(as_superfluid_error(exc))
         yield sse_data(frame, event_name(frame) if event_name else None)
     if done_marker:
         yield b"data: [DONE]\n\n"
 
-
-async def ndjson(source: AsyncIterator[Any], *, keepalive_s: float | None,
-                 keepalive_frame: Callable[[], Frame] | None = None) -> AsyncIterator[bytes]:
-    """Encode frames one JSON object per line; quiet periods send an empty line, or ``keepalive_frame()``.
-
-    Clients that parse every line as JSON (Ollama's Python client does) need the frame form: an empty line
-    is not JSON to them.
-    """
-    try:
-        async for frame in _timed(source, keepalive_s):
-            if frame is None:
-                yield b"\n" if keepalive_frame is None else ndjson_line(keepalive_frame())
-            else:
-                yield ndjson_line(frame)
-    except Exception as exc:
-        yield ndjson_line({"error": _as_superfluid_error(exc).message})

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from superfluid.errors import InvalidRequest, NotFound, RateLimited
+from superfluid.errors import BatchQueueFull, InvalidRequest, NotFound
 from superfluid.state.database import Database
 from superfluid.state.errors import StateError
 from superfluid.state.files import ACTIVE_BATCH, FileStore, StoredFile
@@ -90,9 +90,8 @@ class BatchStore:
                                      "input needs purpose 'batch'", param="input_file_id")
             waiting = int(conn.execute("SELECT count(*) FROM batches WHERE status = 'validating'").fetchone()[0])
             if waiting >= max_waiting:
-                raise RateLimited(f"{waiting} batches are already waiting to run (the queue holds {max_waiting}); "
-                                  "try again when some have started", retry_after_s=_QUEUE_RETRY_S,
-                                  code="batch_queue_full")
+                raise BatchQueueFull(f"{waiting} batches are already waiting to run (the queue holds {max_waiting}); "
+                                  "try again when some have started", retry_after_s=_QUEUE_RETRY_S)
             names = [name for name in BATCH_COLUMNS if name in row]
             conn.execute(f"INSERT INTO batches ({', '.join(names)}) VALUES ({', '.join('?' for _ in names)})",
                          [row[name] for name in names])

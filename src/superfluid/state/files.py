@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from superfluid.errors import Conflict, FilesQuotaExceeded
+from superfluid.errors import FileInUse, FilesQuotaExceeded
 from superfluid.state.contents import Contents
 from superfluid.state.database import Database
 
@@ -179,8 +179,8 @@ class FileStore:
             user = conn.execute(f"SELECT id FROM batches WHERE input_file_id = ? AND status IN ({marks}) "
                                 "ORDER BY seq LIMIT 1", (file_id, *ACTIVE_BATCH)).fetchone()
             if user is not None:
-                raise Conflict(f"file '{file_id}' is the input of batch '{user[0]}', which has not ended; cancel "
-                               "the batch or wait for it to end first", param="file_id", code="file_in_use")
+                raise FileInUse(f"file '{file_id}' is the input of batch '{user[0]}', which has not ended; cancel "
+                               "the batch or wait for it to end first", param="file_id")
             conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
             return True
 

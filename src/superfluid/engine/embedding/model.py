@@ -24,7 +24,13 @@ from superfluid.engine.models.llama_model import POOLING_TYPES, LlamaModel
 from superfluid.engine.models.model_sources import ModelSource
 from superfluid.engine.models.profile import POOLED, ModelProfile
 from superfluid.engine.worker import RETIRED, PassingWorker
-from superfluid.errors import ContextLengthExceeded, EngineFailure, InvalidRequest, RateLimited, UnsupportedModel
+from superfluid.errors import (
+    ConcurrencyLimited,
+    ContextLengthExceeded,
+    EngineFailure,
+    InvalidRequest,
+    UnsupportedModel,
+)
 from superfluid.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -115,8 +121,8 @@ class EmbeddingModel:
         if not inputs:
             return []
         if self._waiting >= self._queue_limit:
-            raise RateLimited(f"model '{self.id}' has {self._waiting} embedding requests waiting",
-                              retry_after_s=1.0, code="concurrency_limit_exceeded")
+            raise ConcurrencyLimited(f"model '{self.id}' has {self._waiting} embedding requests waiting",
+                              retry_after_s=1.0)
         loop = asyncio.get_running_loop()
         job = _Job(inputs, loop, loop.create_future())
         self._waiting += 1

@@ -34,11 +34,11 @@ from superfluid.engine.types import (
     TextPrompt,
 )
 from superfluid.errors import (
+    ConcurrencyLimited,
     ConstraintUnsatisfiable,
     ContextLengthExceeded,
     FimUnsupported,
     InvalidRequest,
-    RateLimited,
 )
 from superfluid.settings import Settings
 
@@ -342,7 +342,7 @@ class ServedModel:
         for sibling in jobs[1:]:
             sibling.after = jobs[0]  # n > 1: one prefill, copied into the other lanes
         if not self.scheduler.submit(jobs, queue_limit=self.settings.queue_size):
-            raise RateLimited(
+            raise ConcurrencyLimited(
                 f"model '{self.id}' has {self.scheduler.queued} requests waiting (limit {self.settings.queue_size})",
-                retry_after_s=1.0, code="concurrency_limit_exceeded")
+                retry_after_s=1.0)
         return GenerationStream(jobs, sink, self.scheduler.cancel, len(prepared.tokens))

@@ -26,7 +26,7 @@ from faster_whisper.tokenizer import _LANGUAGE_CODES
 from superfluid.engine.models.model_sources import ModelSource
 from superfluid.engine.models.profile import text_modalities
 from superfluid.engine.whisper.audio import SAMPLE_RATE
-from superfluid.errors import EngineFailure, InvalidRequest, RateLimited
+from superfluid.errors import ConcurrencyLimited, EngineFailure, InvalidRequest
 from superfluid.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -165,8 +165,8 @@ class SpeechModel:
         """Segments as they are decoded, then the whole Transcript. Stops the work when the consumer leaves."""
         self.check(request)
         if self._pending >= self._queue_limit:
-            raise RateLimited(f"model '{self.id}' has {self._pending} transcriptions running or waiting",
-                              retry_after_s=1.0, code="concurrency_limit_exceeded")
+            raise ConcurrencyLimited(f"model '{self.id}' has {self._pending} transcriptions running or waiting",
+                              retry_after_s=1.0)
         loop = asyncio.get_running_loop()
         out: asyncio.Queue[Segment | Transcript | BaseException] = asyncio.Queue()
         stop = threading.Event()
