@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx
 import pytest
@@ -168,7 +168,7 @@ class _Services(FakeServices):
         model = self.model
 
         class Registry:
-            sources = {"fake": object()}
+            sources: ClassVar[dict[str, object]] = {"fake": object()}
 
             async def get(self, model_id: str) -> _Model:
                 return model
@@ -217,7 +217,8 @@ def _sse(raw: bytes) -> list[tuple[str | None, Any]]:
 
 class OpenAIChat:
     path = "/v1/chat/completions"
-    ends = {"stop": "stop", "length": "length", "tool_calls": "tool_calls", "stop_sequence": "stop"}
+    ends: ClassVar[dict[str, str]] = {"stop": "stop", "length": "length", "tool_calls": "tool_calls",
+                                      "stop_sequence": "stop"}
 
     @staticmethod
     def body(stream: bool) -> dict[str, Any]:
@@ -265,7 +266,8 @@ class OpenAIChat:
 
 class Anthropic:
     path = "/v1/messages"
-    ends = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "stop_sequence": "stop_sequence"}
+    ends: ClassVar[dict[str, str]] = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use",
+                                      "stop_sequence": "stop_sequence"}
 
     @staticmethod
     def body(stream: bool) -> dict[str, Any]:
@@ -323,7 +325,8 @@ class Anthropic:
 
 class Responses:
     path = "/v1/responses"
-    ends = {"stop": "completed", "length": "incomplete", "tool_calls": "completed", "stop_sequence": "completed"}
+    ends: ClassVar[dict[str, str]] = {"stop": "completed", "length": "incomplete", "tool_calls": "completed",
+                                      "stop_sequence": "completed"}
 
     @staticmethod
     def body(stream: bool) -> dict[str, Any]:
@@ -385,7 +388,7 @@ class Responses:
 
 class Ollama:
     path = "/api/chat"
-    ends = {"stop": "stop", "length": "length", "tool_calls": "stop", "stop_sequence": "stop"}
+    ends: ClassVar[dict[str, str]] = {"stop": "stop", "length": "length", "tool_calls": "stop", "stop_sequence": "stop"}
 
     @staticmethod
     def body(stream: bool) -> dict[str, Any]:
@@ -452,7 +455,7 @@ def test_every_dialect_carries_the_same_reply_whole_and_streamed(served: tuple[h
         # arrives, then the dialect's error frame says the same.
         expected_status, message = outcome.error
         assert status == expected_status, whole
-        kind, said = dialect.error(status, whole)
+        _, said = dialect.error(status, whole)
         assert message in said and streamed.error is not None and streamed.error[1] == said
         assert streamed.text == outcome.text and streamed.ends in (None, "failed")
         return

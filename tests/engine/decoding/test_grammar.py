@@ -346,3 +346,17 @@ def test_a_big_grammar_is_built_at_the_lowest_priority_when_the_caller_may_wait(
     assert nice == min(19, os.getpriority(os.PRIO_PROCESS, 0) + 19)
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == os.getpriority(os.PRIO_PROCESS, 0), \
         "the caller's own thread keeps its priority"
+
+
+def test_an_integer_without_bounds_has_at_most_sixteen_digits() -> None:
+    """As llama.cpp's converter: a small model must not write digits to the token cap. Bounds the schema sets are
+    its own, and a number's integral part is left as the schema says."""
+    schema = {"type": "object", "properties": {"population": {"type": "integer"}}, "required": ["population"]}
+    constraint = Constraint.for_schema(schema)
+    assert _accepts(constraint, '{"population": ' + "9" * 16 + "}")
+    assert _accepts(constraint, '{"population": -' + "9" * 16 + "}")
+    assert not _accepts(constraint, '{"population": ' + "1" * 17 + "}")
+    own = Constraint.for_schema({"type": "object", "properties": {"n": {"type": "integer", "maximum": 10 ** 18}},
+                                 "required": ["n"]})
+    assert _accepts(own, '{"n": ' + "1" * 18 + "}")
+    assert not _accepts(own, '{"n": -' + "1" * 17 + "}")

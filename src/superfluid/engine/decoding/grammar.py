@@ -51,7 +51,8 @@ def lark_json(schema: Any) -> str:
 
 
 def closed_objects(schema: Any) -> Any:
-    """The schema with every object that lists ``properties`` and says nothing of extra keys closed.
+    """The schema with every object that lists ``properties`` and says nothing of extra keys closed, and every
+    integer without a bound held to MAX_INTEGER_DIGITS digits.
 
     JSON Schema reads an absent ``additionalProperties`` as "anything goes", and a small model takes the offer: it
     invents keys until the token cap. llama.cpp closes such objects, and clients that send plain schemas
@@ -62,10 +63,21 @@ def closed_objects(schema: Any) -> Any:
     return _closed(schema, close_here=True)
 
 
+MAX_INTEGER_DIGITS = 16
+"""Digits an integer may have where its schema sets no bound, as llama.cpp's schema converter allows: without a
+bound a small model writes ``"population": 1111...`` until the token cap."""
+_INTEGER_BOUND = 10 ** MAX_INTEGER_DIGITS - 1
+
+
 def _closed(schema: Any, *, close_here: bool) -> Any:
     if not isinstance(schema, dict):
         return schema
     out = dict(schema)
+    if out.get("type") == "integer":
+        if "minimum" not in out and "exclusiveMinimum" not in out:
+            out["minimum"] = -_INTEGER_BOUND
+        if "maximum" not in out and "exclusiveMaximum" not in out:
+            out["maximum"] = _INTEGER_BOUND
     is_object = out.get("type", "object") == "object" or (
         isinstance(out.get("type"), list) and "object" in out["type"])
     if (close_here and is_object and "properties" in out and "additionalProperties" not in out
