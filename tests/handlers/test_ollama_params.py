@@ -150,9 +150,12 @@ def test_format() -> None:
     assert json.loads(as_json.json_schema or "") == ANY_JSON_OBJECT
     schema = {"type": "object", "properties": {"b": {"type": "string"}, "a": {"type": "integer"}}}
     constrained = params.format_constraint(schema)
-    # Key order kept; an object that says nothing of extra keys is closed (docs/structured-outputs.md).
-    assert constrained is not None and json.loads(constrained.json_schema or "") == {**schema,
-                                                                                     "additionalProperties": False}
+    # Key order kept; an object that says nothing of extra keys is closed, an unbounded integer held to 16
+    # digits (docs/structured-outputs.md).
+    bound = 10 ** 16 - 1
+    assert constrained is not None and json.loads(constrained.json_schema or "") == {
+        "type": "object", "additionalProperties": False,
+        "properties": {"b": {"type": "string"}, "a": {"type": "integer", "minimum": -bound, "maximum": bound}}}
     assert list(json.loads(constrained.json_schema or "")["properties"]) == ["b", "a"]
     with pytest.raises(InvalidRequest) as error:
         params.format_constraint("yaml")
