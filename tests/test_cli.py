@@ -293,3 +293,14 @@ def test_missing_adapter_paths_stop_serve_before_it_listens(argv: list[str], mes
                                                             capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["serve", *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_fim_model_that_is_not_served_stops_serve_in_one_line(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from superfluid import cli
+
+    monkeypatch.setattr(cli, "configure_logging", lambda level, fmt: None)
+    assert _settings("--fim-model", "coder").fim_model == "coder"
+    assert cli.main(["serve", "smollm2-135m-instruct", "--fim-model", "coder"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--fim-model 'coder'" in err and "smollm2-135m-instruct" in err, err

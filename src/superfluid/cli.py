@@ -11,8 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from superfluid import __version__
-from superfluid.engine.models.chat_template import BUILTIN_TEMPLATES, TemplateCompileError
-from superfluid.engine.models.model_sources import DEFAULT_MODEL, ModelSource, ModelSourceError, default_references
+from superfluid.engine import (
+    BUILTIN_TEMPLATES,
+    DEFAULT_MODEL,
+    ModelSource,
+    ModelSourceError,
+    TemplateCompileError,
+    default_references,
+)
 from superfluid.http.access import AccessControl
 from superfluid.http.access_log import LOG_FORMATS, configure_logging
 from superfluid.http.keys import KeyPolicyError
@@ -113,6 +119,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="cut completion-class (FIM) replies still running after this many ms (expired)")
     serve.add_argument("--completion-burst", type=int, default=20, help="FIM token bucket size per client")
     serve.add_argument("--completion-rate", type=float, default=10.0, help="FIM token bucket refill per second")
+    serve.add_argument("--fim-model", metavar="ID", default=None,
+                       help="a served model (by id) that answers fill-in-the-middle for models without FIM tokens")
     serve.add_argument("--spec-draft", type=int, default=4,
                        help="prompt-lookup draft tokens per decode while at most 2 lanes decode (0: off)")
     serve.add_argument("--gather-ms", type=_gather_ms, default=0.0,
@@ -265,6 +273,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         completion_deadline_ms=args.completion_deadline_ms,
         completion_burst=args.completion_burst,
         completion_rate=args.completion_rate,
+        fim_model=args.fim_model,
         allow_batch_invariant=args.http_allow_batch_invariant,
         spec_draft=args.spec_draft,
         switch_interval_ms=args.switch_interval_ms,
@@ -320,12 +329,19 @@ def _warn_if_open(settings: Settings, access: AccessControl) -> None:
 
 def _refuse_undownloadable(sources: Mapping[str, ModelSource]) -> None:
     """Models that need a download the machine cannot make stop serve before it listens (ModelSourceError)."""
-    from superfluid.engine.models.model_sources import hub_unreachable
+    from superfluid.engine import hub_unreachable
 
     waiting = [model_id for model_id, source in sources.items() if source.downloads]
     if waiting and (why := hub_unreachable()) is not None:
         raise ModelSourceError(f"{', '.join(waiting)}: not in the Hugging Face cache, and cannot be downloaded: "
                                f"{why}")
+
+
+def _refuse_unknown_fim_model(settings: Settings, sources: Mapping[str, ModelSource]) -> None:
+    """--fim-model names one of the models this server serves, or serve stops before it listens."""
+    if settings.fim_model is not None and settings.fim_model not in sources:
+        raise ModelSourceError(f"--fim-model '{settings.fim_model}' is not one of the served models "
+                               f"({', '.join(sources)})")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -357,11 +373,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         access = AccessControl.from_settings(settings)
         app = create_app(settings, access=access)
         # Resolve model references now, so a bad one fails before the listener opens.
-        from superfluid.engine.models.registry import ModelRegistry
+        from superfluid.engine import ModelRegistry
 
-        _refuse_undownloadable(ModelRegistry(settings).sources)
+        sources = ModelRegistry(settings).sources
+        _refuse_undownloadable(sources)
+        _refuse_unknown_fim_model(settings, sources)
         if settings.chat_template_file is not None:
-            from superfluid.engine.models.profile import check_template_file
+            from superfluid.engine import check_template_file
 
             check_template_file(settings.chat_template_file)
     except (ModelSourceError, KeyPolicyError, TemplateCompileError) as exc:
@@ -370,7 +388,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         print(f"superfluid: cannot read the chat template file: {exc}", file=sys.stderr)
         return 2
-    from superfluid.engine.models.lora import settings_problem
+    from superfluid.engine import settings_problem
 
     if (problem := settings_problem(settings)) is not None:
         print(f"superfluid: {problem}", file=sys.stderr)

@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass, field
 
 from superfluid.batches.runner import BatchRunner
-from superfluid.engine.models.registry import ModelRegistry
+from superfluid.engine import ModelRegistry
 from superfluid.http.offload import Offload
 from superfluid.http.rate_limit import TokenBuckets
 from superfluid.settings import Settings

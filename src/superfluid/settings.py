@@ -114,6 +114,8 @@ class Settings:
     completion_burst: int = 20
     completion_rate: float = 10.0
     """Per-client token bucket for fill-in-the-middle requests: burst size and refill per second."""
+    fim_model: str | None = None
+    """The served model that answers fill-in-the-middle requests sent to a model without FIM tokens."""
     spec_draft: int = 4
     """Most prompt-lookup draft tokens verified per decode while few lanes are busy; 0 turns drafting off."""
     gather_ms: float = 0.0

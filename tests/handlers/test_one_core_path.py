@@ -127,7 +127,7 @@ class OutcomeStream(GenerationStream):
 class _Model:
     id = "fake"
     n_ctx = 4096
-    llama = SimpleNamespace(meta=SimpleNamespace(n_vocab=100))
+    n_vocab = 100
     template = SimpleNamespace(variables=frozenset(), thinks=False, name="fake")
     profile = SimpleNamespace(dialect=lambda: {"enable_thinking": False, "reasoning_effort": False})
 

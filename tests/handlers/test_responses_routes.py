@@ -34,7 +34,7 @@ REPLY = [TextDelta(0, reasoning="thinking "), TextDelta(0, content="Hel"), TextD
 
 class _Model:
     id = "fake"
-    llama = SimpleNamespace(meta=SimpleNamespace(n_vocab=100))
+    n_vocab = 100
     template = SimpleNamespace(variables=frozenset(), thinks=False, name="fake")
 
     def __init__(self) -> None:

@@ -14,7 +14,6 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
-from types import SimpleNamespace
 from typing import Any
 
 import httpx
@@ -141,7 +140,7 @@ DELTAS = [TextDelta(0, content=f"w{i} ", completion_tokens=i + 1) for i in range
 
 class _Model:
     id = "fake"
-    llama = SimpleNamespace(meta=SimpleNamespace(n_vocab=100))
+    n_vocab = 100
 
     def __init__(self) -> None:
         self.hooks: list[Any] = []

@@ -1,7 +1,132 @@
-"""The engine: the only package that imports llama_cpp.
+"""The engine: the only package that imports llama_cpp, and the one surface the rest of superfluid uses.
 
-Rooms: ``model_sources`` resolves model references to files, ``llama_model`` loads a GGUF and owns its
-llama.cpp context, ``chat_template`` renders prompts, ``sampling`` builds per-lane sampler chains,
-``text_output`` turns tokens into text (stop strings, reasoning split), ``scheduler`` runs the lanes on one
-engine thread, and ``registry`` is what the HTTP layer talks to.
+Everything outside ``superfluid.engine`` imports from this module and nothing below it (tests/test_engine_surface.py
+fails otherwise), the way httpx exposes its private modules through its ``__init__``. What is listed here is what
+handlers, the HTTP layer, the CLI, batches and the fleet may rely on; everything else in the package may move.
+
+Rooms: ``models/`` resolves references to files (``model_sources``), loads a GGUF and owns its llama.cpp context
+(``llama_model``), renders prompts (``chat_template``), and hands served models out (``registry``);
+``decoding/`` builds grammars, sampler chains and the readers of native tool-call and reasoning formats;
+``scheduling/`` runs the lanes on one engine thread; ``embedding/`` and ``whisper/`` are the other two runtimes.
 """
+
+from superfluid.engine.decoding.grammar import ANY_JSON_OBJECT, Constraint
+from superfluid.engine.decoding.tool_calls import ToolCallDelta, ToolChoice, ToolPolicy, ToolSpec, policy_from_openai
+from superfluid.engine.decoding.tool_calls import choose as choose_tools
+from superfluid.engine.embedding.model import EmbeddingModel
+from superfluid.engine.embedding.vectors import Vector, base64_le_f32, cosine_ranking
+from superfluid.engine.embedding.vectors import normalize as normalize_vector
+from superfluid.engine.embedding.vectors import truncate as truncate_vector
+from superfluid.engine.models.catalog import entry_for
+from superfluid.engine.models.chat_template import BUILTIN_TEMPLATES, ChatTemplate, TemplateCompileError
+from superfluid.engine.models.llama_model import (
+    BACKEND_VERSION,
+    flash_attention,
+    lanes_own_their_cells,
+    shared_kv_pool,
+)
+from superfluid.engine.models.lora import AdapterCatalog, AdapterSet, settings_problem
+from superfluid.engine.models.model_sources import (
+    DEFAULT_MODEL,
+    ModelSource,
+    ModelSourceError,
+    default_references,
+    hub_unreachable,
+)
+from superfluid.engine.models.profile import ModelProfile, check_template_file
+from superfluid.engine.models.registry import ModelRegistry
+from superfluid.engine.models.runtimes import RUNTIMES, AnyProfile, LoadedModel
+from superfluid.engine.models.served_model import LIGHT_PROMPT_CHARS, ServedModel, is_light
+from superfluid.engine.request_scope import CURRENT, RequestScope
+from superfluid.engine.scheduling.job import QOS_CLASSES, QOS_RANK
+from superfluid.engine.scheduling.stats import EngineStats, Histogram, LoadStats
+from superfluid.engine.scheduling.stream import GenerationStream
+from superfluid.engine.types import (
+    ChatMessage,
+    ChatPrompt,
+    ChoiceResult,
+    FimPrompt,
+    Finished,
+    FinishReason,
+    GenerationRequest,
+    GenerationResult,
+    PreparedPrompt,
+    Prompt,
+    SamplingParams,
+    TextDelta,
+    TextPrompt,
+    TokenLogprob,
+    Usage,
+)
+from superfluid.engine.whisper.audio import decode as decode_audio
+from superfluid.engine.whisper.model import Segment, SpeechModel, SpeechRequest, Transcript
+
+__all__ = [
+    "ANY_JSON_OBJECT",
+    "BACKEND_VERSION",
+    "BUILTIN_TEMPLATES",
+    "CURRENT",
+    "DEFAULT_MODEL",
+    "LIGHT_PROMPT_CHARS",
+    "QOS_CLASSES",
+    "QOS_RANK",
+    "RUNTIMES",
+    "AdapterCatalog",
+    "AdapterSet",
+    "AnyProfile",
+    "ChatMessage",
+    "ChatPrompt",
+    "ChatTemplate",
+    "ChoiceResult",
+    "Constraint",
+    "EmbeddingModel",
+    "EngineStats",
+    "FimPrompt",
+    "FinishReason",
+    "Finished",
+    "GenerationRequest",
+    "GenerationResult",
+    "GenerationStream",
+    "Histogram",
+    "LoadStats",
+    "LoadedModel",
+    "ModelProfile",
+    "ModelRegistry",
+    "ModelSource",
+    "ModelSourceError",
+    "PreparedPrompt",
+    "Prompt",
+    "RequestScope",
+    "SamplingParams",
+    "Segment",
+    "ServedModel",
+    "SpeechModel",
+    "SpeechRequest",
+    "TemplateCompileError",
+    "TextDelta",
+    "TextPrompt",
+    "TokenLogprob",
+    "ToolCallDelta",
+    "ToolChoice",
+    "ToolPolicy",
+    "ToolSpec",
+    "Transcript",
+    "Usage",
+    "Vector",
+    "base64_le_f32",
+    "check_template_file",
+    "choose_tools",
+    "cosine_ranking",
+    "decode_audio",
+    "default_references",
+    "entry_for",
+    "flash_attention",
+    "hub_unreachable",
+    "is_light",
+    "lanes_own_their_cells",
+    "normalize_vector",
+    "policy_from_openai",
+    "settings_problem",
+    "shared_kv_pool",
+    "truncate_vector",
+]

@@ -8,8 +8,7 @@ from typing import Any
 from connexion import context
 from starlette.responses import JSONResponse, Response
 
-from superfluid.engine.models.served_model import is_light
-from superfluid.engine.types import GenerationRequest
+from superfluid.engine import GenerationRequest, is_light
 from superfluid.handlers import anthropic_params as params
 from superfluid.handlers import anthropic_replies as replies
 from superfluid.handlers.context import built, qos_and_invariance, request_body, services

@@ -12,10 +12,17 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from superfluid.engine.decoding.grammar import Constraint
-from superfluid.engine.decoding.tool_calls import ToolChoice, ToolPolicy, ToolSpec, choose
-from superfluid.engine.models.served_model import ServedModel
-from superfluid.engine.types import ChatMessage, ChatPrompt, GenerationRequest
+from superfluid.engine import (
+    ChatMessage,
+    ChatPrompt,
+    Constraint,
+    GenerationRequest,
+    ServedModel,
+    ToolChoice,
+    ToolPolicy,
+    ToolSpec,
+    choose_tools,
+)
 from superfluid.errors import InvalidRequest
 from superfluid.handlers import openai_params
 from superfluid.handlers.conversation import refuse_media, refuse_thinking
@@ -158,7 +165,7 @@ def tool_policy(tools: list[Mapping[str, Any]] | None, choice: Mapping[str, Any]
     if named:
         picked = str((choice or {}).get("name") or "")
     parallel = not (choice or {}).get("disable_parallel_tool_use", False)
-    return choose(specs, picked, parallel=parallel, named=named, param="tool_choice")
+    return choose_tools(specs, picked, parallel=parallel, named=named, param="tool_choice")
 
 
 def thinking_kwargs(raw: Mapping[str, Any] | None, model: ServedModel) -> dict[str, Any]:
@@ -206,7 +213,7 @@ def generation_request(body: Mapping[str, Any], model: ServedModel, *, qos: str,
     return GenerationRequest(
         model=model.id,
         prompt=prompt(body, model),
-        sampling=openai_params.sampling(dict(body), n_vocab=model.llama.meta.n_vocab),
+        sampling=openai_params.sampling(dict(body), n_vocab=model.n_vocab),
         max_tokens=int(body["max_tokens"]),
         stop=tuple(s for s in body.get("stop_sequences") or () if s),
         tools=tool_policy(body.get("tools"), body.get("tool_choice")),

@@ -14,9 +14,7 @@ import secrets
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from superfluid.engine.decoding.tool_calls import ToolCallDelta
-from superfluid.engine.scheduling.stream import GenerationStream
-from superfluid.engine.types import ChoiceResult, Finished, FinishReason, TextDelta
+from superfluid.engine import ChoiceResult, Finished, FinishReason, GenerationStream, TextDelta, ToolCallDelta
 from superfluid.errors import SuperfluidError
 from superfluid.handlers.conversation import parsed_calls
 from superfluid.http.dialect import Dialect, stream_error

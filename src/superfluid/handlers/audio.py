@@ -14,8 +14,7 @@ from typing import Any
 from starlette.datastructures import UploadFile
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 
-from superfluid.engine.whisper.audio import decode
-from superfluid.engine.whisper.model import SpeechModel, SpeechRequest, Transcript
+from superfluid.engine import SpeechModel, SpeechRequest, Transcript, decode_audio
 from superfluid.errors import InvalidRequest
 from superfluid.handlers import audio_formats as formats
 from superfluid.handlers.context import services
@@ -43,7 +42,7 @@ async def _request(body: dict[str, Any], file: UploadFile | None, task: str) -> 
     if file is None or not isinstance(file, UploadFile):
         raise InvalidRequest("file is required: a multipart upload of the audio", param="file")
     data = await file.read()
-    audio = await asyncio.to_thread(decode, data, name="file")
+    audio = await asyncio.to_thread(decode_audio, data, name="file")
     granularities = _granularities(body)
     return SpeechRequest(audio=audio, task=task, language=body.get("language") or None,
                          prompt=body.get("prompt") or None, temperature=float(body.get("temperature") or 0.0),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from superfluid.engine.whisper.model import Segment, Transcript
+from superfluid.engine import Segment, Transcript
 
 
 def _clock(seconds: float, separator: str) -> str:

@@ -6,17 +6,18 @@ from typing import Any
 
 from starlette.responses import Response
 
-from superfluid.engine.decoding.grammar import ANY_JSON_OBJECT, Constraint
-from superfluid.engine.decoding.tool_calls import policy_from_openai
-from superfluid.engine.scheduling.stream import GenerationStream
-from superfluid.engine.types import (
+from superfluid.engine import (
+    ANY_JSON_OBJECT,
     ChatMessage,
     ChatPrompt,
     ChoiceResult,
+    Constraint,
     Finished,
     GenerationRequest,
     GenerationResult,
+    GenerationStream,
     TextDelta,
+    policy_from_openai,
 )
 from superfluid.errors import InvalidRequest, SuperfluidError
 from superfluid.handlers import openai_params as params
@@ -128,7 +129,7 @@ async def create_chat_completion() -> Response:
         model=model.id,
         prompt=ChatPrompt(messages=convert_messages(body["messages"], model.id),
                           template_kwargs=template_kwargs(body)),
-        sampling=params.sampling(body, n_vocab=model.llama.meta.n_vocab),
+        sampling=params.sampling(body, n_vocab=model.n_vocab),
         max_tokens=body.get("max_completion_tokens") or body.get("max_tokens"),
         stop=params.stop_strings(body.get("stop")),
         n=1 if stream else int(body.get("n") or 1),

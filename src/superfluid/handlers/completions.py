@@ -6,8 +6,15 @@ from typing import Any
 
 from starlette.responses import Response
 
-from superfluid.engine.scheduling.stream import GenerationStream
-from superfluid.engine.types import FimPrompt, Finished, GenerationRequest, GenerationResult, TextDelta, TextPrompt
+from superfluid.engine import (
+    FimPrompt,
+    Finished,
+    GenerationRequest,
+    GenerationResult,
+    GenerationStream,
+    TextDelta,
+    TextPrompt,
+)
 from superfluid.errors import SuperfluidError, UnsupportedParameter
 from superfluid.handlers import openai_params as params
 from superfluid.handlers import openai_shapes as shapes
@@ -36,14 +43,15 @@ async def create_completion() -> Response:
     prompt = _prompt(body)
     is_fim = isinstance(prompt, FimPrompt)
     qos, invariant = qos_and_invariance("completion" if is_fim else "interactive")
-    if is_fim:
-        admit_fim(model)
+    # A model without FIM tokens hands FIM to its --fim-model: the reply names the model asked for, and its
+    # superfluid.served_by the one that wrote it.
+    serving = await admit_fim(model) if is_fim else model
     stream = bool(body.get("stream"))
     echo = bool(body.get("echo")) and isinstance(prompt, TextPrompt)
     request = GenerationRequest(
-        model=model.id,
+        model=serving.id,
         prompt=prompt,
-        sampling=params.sampling(body, n_vocab=model.llama.meta.n_vocab, read_bias=False),
+        sampling=params.sampling(body, n_vocab=serving.n_vocab, read_bias=False),
         max_tokens=body.get("max_tokens") or svc.settings.max_tokens or DEFAULT_MAX_TOKENS,
         logprobs=body.get("logprobs"),
         qos=qos,
@@ -53,8 +61,9 @@ async def create_completion() -> Response:
     created = now()
     prefix = body["prompt"] if echo else ""
     if stream:
-        renderer = CompletionStream(completion_id, created, model.id, prefix, logprobs=request.logprobs is not None)
-        return await stream_reply(model, request, renderer)
+        renderer = CompletionStream(completion_id, created, model.id, prefix, logprobs=request.logprobs is not None,
+                                    served_by=serving.id)
+        return await stream_reply(serving, request, renderer)
 
     def reply(result: GenerationResult) -> dict[str, Any]:
         choice = result.choices[0]
@@ -68,10 +77,10 @@ async def create_completion() -> Response:
                                       if request.logprobs is not None else None),
                          "finish_reason": choice.finish_reason}],
             "usage": params.usage_body(result.prompt_tokens, result.completion_tokens, result.cached_tokens),
-            "superfluid": _extension(model.id, result.cached_tokens, choice.expired),
+            "superfluid": _extension(serving.id, result.cached_tokens, choice.expired),
         }
 
-    return await whole_reply(await start_generation(model, request), reply)
+    return await whole_reply(await start_generation(serving, request), reply)
 
 
 def _extension(model_id: str, cached: int, expired: bool) -> dict[str, Any]:
@@ -86,8 +95,10 @@ class CompletionStream:
     direct = True
     end = b"data: [DONE]\n\n"
 
-    def __init__(self, completion_id: str, created: int, model_id: str, prefix: str, *, logprobs: bool) -> None:
+    def __init__(self, completion_id: str, created: int, model_id: str, prefix: str, *, logprobs: bool,
+                 served_by: str | None = None) -> None:
         self.completion_id, self.created, self.model_id = completion_id, created, model_id
+        self.served_by = served_by or model_id
         self.prefix = prefix
         self.offset = len(prefix)
         self.logprobs = logprobs
@@ -116,7 +127,7 @@ class CompletionStream:
         usage = finished.usage
         final = self.chunk("", finished.finish_reason)
         final["usage"] = params.usage_body(usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens)
-        final["superfluid"] = _extension(self.model_id, usage.cached_tokens, finished.expired)
+        final["superfluid"] = _extension(self.served_by, usage.cached_tokens, finished.expired)
         return sse_data(final)
 
     async def error(self, error: SuperfluidError) -> bytes:

@@ -9,8 +9,7 @@ from typing import Any, TypeVar, cast
 
 from connexion import context
 
-from superfluid.engine.models.served_model import ServedModel
-from superfluid.engine.scheduling.job import QOS_CLASSES
+from superfluid.engine import QOS_CLASSES, ServedModel
 from superfluid.errors import InvalidRequest
 from superfluid.http import observe
 from superfluid.http.offload import offload_of
@@ -60,11 +59,19 @@ def key_id() -> str | None:
     return observe.key_id(context.scope)
 
 
-def admit_fim(model: ServedModel) -> None:
-    """Fill-in-the-middle is completion-class work: each request spends from its client's token bucket (on
-    /v1/completions and /api/generate alike), whatever its outcome, and needs a model with FIM tokens."""
-    charge_completion(context.scope, services().fim_buckets)
-    model.require_fim()
+async def admit_fim(model: ServedModel) -> ServedModel:
+    """The model that answers a fill-in-the-middle request sent to ``model``: itself, or its --fim-model where it
+    has no FIM tokens (FimUnsupported when neither has them). FIM is completion-class work: each request spends
+    from its client's token bucket (on /v1/completions and /api/generate alike), whatever its outcome."""
+    svc = services()
+    charge_completion(context.scope, svc.fim_buckets)
+    target = model.profile.fim_model
+    if target is None:
+        model.require_fim()
+        return model
+    serving = await svc.models.get(target)
+    serving.require_fim(asked=model.id)
+    return serving
 
 
 def qos_and_invariance(default_qos: str = "interactive") -> tuple[str, bool]:

@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any, NoReturn
 
-from superfluid.engine.types import FinishReason
+from superfluid.engine import FinishReason
 from superfluid.errors import EngineFailure, UnsupportedInput, UnsupportedParameter
 
 

@@ -8,9 +8,7 @@ from typing import Any
 
 from connexion import context
 
-from superfluid.engine.embedding import vectors
-from superfluid.engine.embedding.model import EmbeddingModel
-from superfluid.engine.models.served_model import LIGHT_PROMPT_CHARS
+from superfluid.engine import LIGHT_PROMPT_CHARS, EmbeddingModel, Vector, base64_le_f32, truncate_vector
 from superfluid.errors import InvalidRequest
 from superfluid.handlers.context import request_body, services
 from superfluid.http.offload import offload_of
@@ -37,8 +35,8 @@ async def tokenized(model: EmbeddingModel, inputs: Sequence[str | Sequence[int]]
     return await pool.run(prepare)
 
 
-def _data(index: int, vector: vectors.Vector, encoding: str) -> dict[str, Any]:
-    embedding: Any = vectors.base64_le_f32(vector) if encoding == "base64" else vector.tolist()
+def _data(index: int, vector: Vector, encoding: str) -> dict[str, Any]:
+    embedding: Any = base64_le_f32(vector) if encoding == "base64" else vector.tolist()
     return {"object": "embedding", "index": index, "embedding": embedding}
 
 
@@ -53,7 +51,7 @@ async def create() -> dict[str, Any]:
     n_tokens = sum(len(t) for t in tokens)
     return {
         "object": "list",
-        "data": [_data(i, vectors.truncate(v, dimensions), encoding) for i, v in enumerate(pooled)],
+        "data": [_data(i, truncate_vector(v, dimensions), encoding) for i, v in enumerate(pooled)],
         "model": model.id,
         "usage": {"prompt_tokens": n_tokens, "total_tokens": n_tokens},
     }

@@ -21,9 +21,16 @@ from typing import Any, Protocol, TypeVar
 from connexion import context
 from starlette.responses import JSONResponse, Response
 
-from superfluid.engine.models.served_model import ServedModel, is_light
-from superfluid.engine.scheduling.stream import GenerationStream
-from superfluid.engine.types import Finished, GenerationRequest, GenerationResult, PreparedPrompt, TextDelta
+from superfluid.engine import (
+    Finished,
+    GenerationRequest,
+    GenerationResult,
+    GenerationStream,
+    PreparedPrompt,
+    ServedModel,
+    TextDelta,
+    is_light,
+)
 from superfluid.errors import SuperfluidError
 from superfluid.handlers.context import services
 from superfluid.http.dialect import as_superfluid_error

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from superfluid.engine.models.lora import AdapterCatalog, AdapterSet
-from superfluid.engine.models.served_model import ServedModel
+from superfluid.engine import AdapterCatalog, AdapterSet, ServedModel
 from superfluid.errors import AdapterRefused
 from superfluid.handlers.context import services
 

@@ -9,9 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from superfluid.engine.models import catalog
-from superfluid.engine.models.model_sources import ModelSourceError
-from superfluid.engine.models.runtimes import RUNTIMES
+from superfluid.engine import RUNTIMES, ModelSourceError, entry_for
 from superfluid.errors import EngineFailure, InvalidRequest, ModelNotFound, NotFound, UnsupportedRuntime
 from superfluid.handlers.context import services
 from superfluid.handlers.models import describe
@@ -61,7 +59,7 @@ async def _add(reference: str, body: dict[str, Any]) -> str:
     svc = services()
     try:
         entry = await asyncio.to_thread(
-            catalog.entry_for, reference, svc.settings, alias=body.get("alias"), ctx_size=body.get("ctx_size"),
+            entry_for, reference, svc.settings, alias=body.get("alias"), ctx_size=body.get("ctx_size"),
             kv_size=body.get("kv_size"), parallel=body.get("parallel"), idle_timeout_s=body.get("idle_timeout"))
     except ModelSourceError as exc:
         raise NotFound(f"model '{reference}' is neither known nor found: {exc}", param="model") from None

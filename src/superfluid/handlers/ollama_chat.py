@@ -6,7 +6,7 @@ import time
 
 from starlette.responses import Response
 
-from superfluid.engine.types import ChatPrompt, GenerationRequest
+from superfluid.engine import ChatPrompt, GenerationRequest
 from superfluid.errors import UnsupportedParameter
 from superfluid.handlers import ollama_params as params
 from superfluid.handlers import ollama_replies as replies

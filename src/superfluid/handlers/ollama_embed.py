@@ -10,8 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from superfluid.engine.embedding import vectors
-from superfluid.engine.embedding.model import EmbeddingModel
+from superfluid.engine import EmbeddingModel, normalize_vector, truncate_vector
 from superfluid.handlers import ollama_params as params
 from superfluid.handlers.context import request_body, services
 from superfluid.handlers.embeddings import tokenized
@@ -40,7 +39,7 @@ async def embed() -> dict[str, Any]:
     tokens = await tokenized(model, texts, truncate=truncate is None or bool(truncate))
     pooled = await model.embed(tokens)
     dimensions = body.get("dimensions")
-    out = [vectors.normalize(vectors.truncate(vectors.normalize(v), dimensions)).tolist() for v in pooled]
+    out = [normalize_vector(truncate_vector(normalize_vector(v), dimensions)).tolist() for v in pooled]
     return {"model": model.id, "embeddings": out, "total_duration": time.monotonic_ns() - started,
             "prompt_eval_count": sum(len(t) for t in tokens)}
 

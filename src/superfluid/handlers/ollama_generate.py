@@ -6,7 +6,7 @@ import time
 
 from starlette.responses import Response
 
-from superfluid.engine.types import ChatPrompt, FimPrompt, GenerationRequest
+from superfluid.engine import ChatPrompt, FimPrompt, GenerationRequest
 from superfluid.handlers import ollama_params as params
 from superfluid.handlers import ollama_replies as replies
 from superfluid.handlers.context import admit_fim, qos_and_invariance, request_body, services
@@ -33,10 +33,9 @@ async def generate() -> Response:
         params.refuse_unsupported_think(body.get("think"), model.id, model.profile.dialect())
     is_fim = isinstance(prompt, FimPrompt)
     qos, invariant = qos_and_invariance("completion" if is_fim else "interactive")
-    if is_fim:
-        admit_fim(model)
+    serving = await admit_fim(model) if is_fim else model
     request = GenerationRequest(
-        model=model.id,
+        model=serving.id,
         prompt=prompt,
         sampling=options.sampling,
         max_tokens=options.max_tokens(model.n_ctx),
@@ -45,4 +44,4 @@ async def generate() -> Response:
         qos=qos,
         batch_invariant=invariant,
     )
-    return await replies.reply(model, request, "generate", stream=stream, started_ns=started_ns)
+    return await replies.reply(serving, request, "generate", stream=stream, started_ns=started_ns, named=model.id)

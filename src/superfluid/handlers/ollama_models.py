@@ -8,8 +8,7 @@ from typing import Any
 from starlette.responses import PlainTextResponse
 
 from superfluid import __version__
-from superfluid.engine.models.profile import ModelProfile
-from superfluid.engine.models.runtimes import AnyProfile
+from superfluid.engine import AnyProfile, ModelProfile
 from superfluid.errors import SuperfluidError
 from superfluid.handlers import ollama_params as params
 from superfluid.handlers.context import services

@@ -12,9 +12,18 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from superfluid.engine.decoding.grammar import ANY_JSON_OBJECT, Constraint
-from superfluid.engine.decoding.tool_calls import ToolPolicy, ToolSpec
-from superfluid.engine.types import ChatMessage, ChatPrompt, FimPrompt, Prompt, SamplingParams, TextPrompt
+from superfluid.engine import (
+    ANY_JSON_OBJECT,
+    ChatMessage,
+    ChatPrompt,
+    Constraint,
+    FimPrompt,
+    Prompt,
+    SamplingParams,
+    TextPrompt,
+    ToolPolicy,
+    ToolSpec,
+)
 from superfluid.errors import InvalidRequest, NotFound, UnsupportedParameter
 from superfluid.handlers.conversation import refuse_media, refuse_thinking
 

@@ -14,10 +14,17 @@ from typing import Any, Literal
 
 from starlette.responses import JSONResponse, Response
 
-from superfluid.engine.decoding.tool_calls import ToolCallDelta
-from superfluid.engine.models.served_model import ServedModel
-from superfluid.engine.scheduling.stream import GenerationStream
-from superfluid.engine.types import Finished, FinishReason, GenerationRequest, GenerationResult, TextDelta, TokenLogprob
+from superfluid.engine import (
+    Finished,
+    FinishReason,
+    GenerationRequest,
+    GenerationResult,
+    GenerationStream,
+    ServedModel,
+    TextDelta,
+    TokenLogprob,
+    ToolCallDelta,
+)
 from superfluid.errors import SuperfluidError
 from superfluid.handlers.conversation import parsed_calls
 from superfluid.handlers.generation import NDJSON, start_generation, stream_reply, whole_reply
@@ -141,17 +148,19 @@ class Records:
 
 
 async def reply(model: ServedModel, request: GenerationRequest, kind: Kind, *, stream: bool,
-                started_ns: int) -> Response:
-    """Run a request and answer it: one JSON record, or an NDJSON stream once a lane has taken it (so errors
-    before that keep their HTTP status)."""
+                started_ns: int, named: str | None = None) -> Response:
+    """Run a request on ``model`` and answer it: one JSON record, or an NDJSON stream once a lane has taken it
+    (so errors before that keep their HTTP status). ``named``: the model the reply names, where the request's
+    own model sent it to another (--fim-model)."""
     logprobs = request.logprobs is not None
+    name = named or model.id
     if stream:
-        return await stream_reply(model, request, Records(kind, model.id, logprobs=logprobs, started_ns=started_ns))
+        return await stream_reply(model, request, Records(kind, name, logprobs=logprobs, started_ns=started_ns))
 
     def whole(result: GenerationResult) -> dict[str, Any]:
         choice = result.choices[0]
         body = {
-            **record(kind, model.id, choice.content, choice.reasoning, done=True,
+            **record(kind, name, choice.content, choice.reasoning, done=True,
                      tool_calls=whole_calls(choice.tool_calls, choice.finish_reason)),
             **totals(choice.finish_reason, prompt=result.prompt_tokens, cached=result.cached_tokens,
                      completion=result.completion_tokens, started_ns=started_ns),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from superfluid.engine.types import SamplingParams
+from superfluid.engine import SamplingParams
 from superfluid.errors import InvalidRequest
 
 

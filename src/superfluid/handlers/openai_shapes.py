@@ -6,8 +6,7 @@ import codecs
 from collections.abc import Iterable
 from typing import Any
 
-from superfluid.engine.decoding.tool_calls import ToolCallDelta
-from superfluid.engine.types import TokenLogprob
+from superfluid.engine import TokenLogprob, ToolCallDelta
 
 
 def chat_logprobs(tokens: Iterable[TokenLogprob]) -> dict[str, Any]:

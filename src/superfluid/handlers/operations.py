@@ -5,15 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from superfluid import __version__
-from superfluid.engine.models.llama_model import (
+from superfluid.engine import (
     BACKEND_VERSION,
+    AnyProfile,
+    ModelProfile,
+    ServedModel,
     flash_attention,
     lanes_own_their_cells,
     shared_kv_pool,
 )
-from superfluid.engine.models.profile import ModelProfile
-from superfluid.engine.models.runtimes import AnyProfile
-from superfluid.engine.models.served_model import ServedModel
 from superfluid.errors import RouteRetired
 from superfluid.handlers.context import services
 
@@ -46,7 +46,7 @@ async def props(model: str | None = None, autoload: str | None = None) -> dict[s
     unified = shared_kv_pool(settings.kv_unified, settings.parallel, size, profile.n_ctx)
     kv: dict[str, Any] = {"type_k": "f16", "type_v": "f16", "size_tokens": size, "unified": unified}
     if isinstance(served, ServedModel):
-        kv.update(served.scheduler.snapshot())
+        kv.update(served.kv_snapshot())
     return {
         "model": profile.id,
         "model_path": str(profile.path),
@@ -102,7 +102,7 @@ async def slots(model: str | None = None) -> list[dict[str, Any]]:
                  "is_processing": served is not None and not served.idle,
                  "state": state, "load_waiting": waiting, "lanes": [], "kv_pool": {}, "waiting": waiting,
                  "tick_plan": {}, "rates": {}}]
-    view = served.scheduler.slot_view()
+    view = served.slot_view()
     busy = [lane for lane in view["lanes"] if lane["state"] != "idle"]
     return [{
         "id": 0,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from superfluid.engine.embedding import vectors
+from superfluid.engine import cosine_ranking
 from superfluid.errors import InvalidRequest
 from superfluid.handlers.context import request_body, services
 from superfluid.handlers.embeddings import tokenized
@@ -30,7 +30,7 @@ async def rerank() -> dict[str, Any]:
     tokens = (await tokenized(model, [query], truncate=False, param="query", indexed=False)
               + await tokenized(model, texts, truncate=False, param="documents"))
     pooled = await model.embed(tokens)
-    ranking = vectors.cosine_ranking(pooled[0], pooled[1:])
+    ranking = cosine_ranking(pooled[0], pooled[1:])
     top_n = body.get("top_n")
     if top_n is not None:
         ranking = ranking[:top_n]

@@ -15,9 +15,17 @@ from typing import Any
 from connexion import context
 from starlette.responses import Response
 
-from superfluid.engine.models.served_model import ServedModel, is_light
-from superfluid.engine.scheduling.stream import GenerationStream
-from superfluid.engine.types import ChatMessage, ChatPrompt, Finished, GenerationRequest, PreparedPrompt, TextDelta
+from superfluid.engine import (
+    ChatMessage,
+    ChatPrompt,
+    Finished,
+    GenerationRequest,
+    GenerationStream,
+    PreparedPrompt,
+    ServedModel,
+    TextDelta,
+    is_light,
+)
 from superfluid.errors import ContextLengthExceeded, InvalidRequest, NotFound, SuperfluidError, UnsupportedParameter
 from superfluid.handlers import openai_params as params
 from superfluid.handlers import responses_input as rin
@@ -67,7 +75,7 @@ async def create_response() -> Response:
         prompt=ChatPrompt(messages=rin.chat_messages(items, instructions=body.get("instructions"),
                                                      model_id=model.id, history=history),
                           template_kwargs=rin.template_kwargs(body, model.template, model.id)),
-        sampling=params.sampling(body, n_vocab=model.llama.meta.n_vocab),
+        sampling=params.sampling(body, n_vocab=model.n_vocab),
         max_tokens=body.get("max_output_tokens"),
         constraint=rin.text_constraint(body),
         tools=rin.tool_policy(body),

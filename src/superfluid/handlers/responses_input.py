@@ -14,10 +14,7 @@ import secrets
 from collections.abc import Sequence
 from typing import Any
 
-from superfluid.engine.decoding.grammar import Constraint
-from superfluid.engine.decoding.tool_calls import ToolPolicy, policy_from_openai
-from superfluid.engine.models.chat_template import ChatTemplate
-from superfluid.engine.types import ChatMessage
+from superfluid.engine import ChatMessage, ChatTemplate, Constraint, ToolPolicy, policy_from_openai
 from superfluid.errors import InvalidRequest, UnsupportedParameter
 from superfluid.handlers import chat
 from superfluid.handlers.conversation import refuse_thinking

@@ -19,8 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from superfluid.engine.decoding.tool_calls import ToolCallDelta
-from superfluid.engine.types import TextDelta, Usage
+from superfluid.engine import TextDelta, ToolCallDelta, Usage
 from superfluid.errors import SuperfluidError
 from superfluid.handlers import openai_shapes
 from superfluid.handlers import responses_shapes as shapes

@@ -7,7 +7,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from superfluid.engine.types import Usage
+from superfluid.engine import Usage
 from superfluid.errors import SuperfluidError
 
 

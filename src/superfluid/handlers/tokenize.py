@@ -6,7 +6,7 @@ from typing import Any
 
 from connexion import context
 
-from superfluid.engine.models.served_model import LIGHT_PROMPT_CHARS
+from superfluid.engine import LIGHT_PROMPT_CHARS
 from superfluid.errors import InvalidRequest
 from superfluid.handlers.context import request_body, services
 from superfluid.http.offload import offload_of

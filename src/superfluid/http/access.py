@@ -30,7 +30,7 @@ from pathlib import Path
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from superfluid.engine.scheduling.job import QOS_RANK
+from superfluid.engine import QOS_RANK
 from superfluid.errors import AdminRequired, AuthenticationFailed, ConcurrencyLimited, RateLimited, SuperfluidError
 from superfluid.http.guards import send_error
 from superfluid.http.keys import KeyGrant, KeyPolicyError, KeyRing, load_keyring

@@ -30,7 +30,7 @@ from typing import Any, Generic, TypeVar
 from starlette.responses import StreamingResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from superfluid.engine.types import TextDelta
+from superfluid.engine import TextDelta
 
 log = logging.getLogger(__name__)
 

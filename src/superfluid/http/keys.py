@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from superfluid.config_files import ConfigFileError, read_document
-from superfluid.engine.scheduling.job import QOS_RANK
+from superfluid.engine import QOS_RANK
 from superfluid.http.rate_limit import default_burst, parse_rate
 
 ROLES = ("admin", "user")

@@ -15,12 +15,11 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 from prometheus_client.registry import Collector
 
-from superfluid.engine.scheduling.job import QOS_CLASSES
-from superfluid.engine.scheduling.stats import EngineStats, LoadStats
-from superfluid.engine.scheduling.stats import Histogram as EngineHistogram
+from superfluid.engine import QOS_CLASSES, EngineStats, LoadStats
+from superfluid.engine import Histogram as EngineHistogram
 
 if TYPE_CHECKING:
-    from superfluid.engine.models.runtimes import LoadedModel
+    from superfluid.engine import LoadedModel
     from superfluid.http.observe import RequestRecord
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"

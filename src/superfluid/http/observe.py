@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from superfluid.config_files import read_document
-from superfluid.engine.request_scope import CURRENT, RequestScope
+from superfluid.engine import CURRENT, RequestScope
 from superfluid.errors import SuperfluidError
 from superfluid.http.access_log import log_access
 from superfluid.http.dialect import Dialect

@@ -79,6 +79,8 @@ class ModelProfile:
     --embedding, as llama-server does)."""
     pooling: str = "none"
     """For an embedding model: mean, cls or last (--pooling, else the GGUF's); none cannot be served."""
+    fim_model: str | None = None
+    """The model that answers this one's fill-in-the-middle requests (--fim-model), where it has no FIM tokens."""
 
     runtime = "llamacpp"
 
@@ -91,8 +93,10 @@ class ModelProfile:
         if embedding and n_ctx is None:
             window = embedding_window(window, settings.batch_size)
         pooling = (settings.pooling or meta.pooling) if embedding else "none"
+        fim_model = settings.fim_model if meta.fim is None and settings.fim_model != model_id else None
         return cls(model_id, origin, path, meta, template, template_origin, window,
-                   kind="embedding" if embedding else "generation", pooling=pooling)
+                   kind="embedding" if embedding else "generation", pooling=pooling,
+                   fim_model=None if embedding else fim_model)
 
     # What every runtime's profile answers (see engine.models.registry.AnyProfile).
     @property
@@ -129,7 +133,7 @@ class ModelProfile:
             "reasoning_effort": self.template.reasoning_levels,
             "reasoning_effort_levels": list(REASONING_LEVELS) if self.template.reasoning_levels else [],
             "fim": self.meta.fim is not None,
-            "fim_model": None,
+            "fim_model": self.fim_model,
         }
 
     def capabilities(self) -> dict[str, Any]:

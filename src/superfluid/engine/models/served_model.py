@@ -8,6 +8,7 @@ import dataclasses
 import logging
 import time
 from collections.abc import Callable
+from typing import Any
 
 import llama_cpp
 
@@ -150,6 +151,19 @@ class ServedModel:
     def n_ctx(self) -> int:
         return int(self.llama.n_ctx)
 
+    @property
+    def n_vocab(self) -> int:
+        """Tokens in the vocabulary: the range a logit bias may name."""
+        return int(self.llama.meta.n_vocab)
+
+    def kv_snapshot(self) -> dict[str, int]:
+        """The KV pool as /props reports it (cells in use, cached prefixes)."""
+        return self.scheduler.snapshot()
+
+    def slot_view(self) -> dict[str, Any]:
+        """The lanes, the pool, the queue and the tick plan as /slots reports them."""
+        return self.scheduler.slot_view()
+
     # ---- requests ---------------------------------------------------------------------------------
     def tokenize(self, text: str, *, add_special: bool = False) -> list[int]:
         return self.llama.tokenize(text, add_special=add_special, parse_special=True)
@@ -269,9 +283,15 @@ class ServedModel:
     def _bos(self) -> int | None:
         return self.llama.bos_token if self.llama.meta.add_bos else None
 
-    def require_fim(self) -> None:
-        if self.llama.meta.fim is None:
+    def require_fim(self, *, asked: str | None = None) -> None:
+        """FimUnsupported unless this model has FIM tokens; ``asked``: the model the request named, which sent it
+        here as its --fim-model."""
+        if self.llama.meta.fim is not None:
+            return
+        if asked is None:
             raise FimUnsupported(f"model '{self.id}' has no fill-in-the-middle tokens", param="suffix")
+        raise FimUnsupported(f"model '{asked}' has no fill-in-the-middle tokens, and neither has its --fim-model "
+                             f"'{self.id}'", param="suffix")
 
     def _fim_tokens(self, prompt: FimPrompt) -> list[int]:
         self.require_fim()
