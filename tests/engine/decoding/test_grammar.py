@@ -360,3 +360,22 @@ def test_an_integer_without_bounds_has_at_most_sixteen_digits() -> None:
                                  "required": ["n"]})
     assert _accepts(own, '{"n": ' + "1" * 18 + "}")
     assert not _accepts(own, '{"n": -' + "1" * 17 + "}")
+
+
+def test_a_number_without_bounds_has_at_most_sixteen_integral_and_ten_fraction_digits() -> None:
+    """A number's integral part as an integer's; after the point, the ten digits llguidance can bound. A schema's own
+    bounds and step are its own."""
+    schema = {"type": "object", "properties": {"ratio": {"type": "number"}}, "required": ["ratio"]}
+    constraint = Constraint.for_schema(schema)
+    for good in ["0", "-3.25", "9" * 16 + "." + "1" * 10, "0." + "0" * 9 + "1"]:
+        assert _accepts(constraint, '{"ratio": ' + good + "}"), good
+    for bad in ["1" * 17, "1." + "1" * 11, "3.14159265358979323846"]:
+        assert not _accepts(constraint, '{"ratio": ' + bad + "}"), bad
+    own = Constraint.for_schema({"type": "object", "properties": {"p": {"type": "number", "minimum": 0, "maximum": 1,
+                                                                        "multipleOf": 0.25}}, "required": ["p"]})
+    assert _accepts(own, '{"p": 0.75}') and not _accepts(own, '{"p": 0.7}') and not _accepts(own, '{"p": 2}')
+    # Random masked decoding stays inside the bound.
+    for seed in range(8):
+        value = json.loads(_decode(constraint, seed))["ratio"]
+        text = json.dumps(value)
+        assert len(text.split(".")[-1]) <= 10 if "." in text else len(text.lstrip("-")) <= 16

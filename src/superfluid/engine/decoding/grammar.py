@@ -52,7 +52,8 @@ def lark_json(schema: Any) -> str:
 
 def closed_objects(schema: Any) -> Any:
     """The schema with every object that lists ``properties`` and says nothing of extra keys closed, and every
-    integer without a bound held to MAX_INTEGER_DIGITS digits.
+    integer or number without bounds held to MAX_INTEGER_DIGITS integral digits (a number also to
+    MAX_FRACTION_DIGITS after the point).
 
     JSON Schema reads an absent ``additionalProperties`` as "anything goes", and a small model takes the offer: it
     invents keys until the token cap. llama.cpp closes such objects, and clients that send plain schemas
@@ -64,20 +65,32 @@ def closed_objects(schema: Any) -> Any:
 
 
 MAX_INTEGER_DIGITS = 16
-"""Digits an integer may have where its schema sets no bound, as llama.cpp's schema converter allows: without a
-bound a small model writes ``"population": 1111...`` until the token cap."""
+"""Integral digits an integer or number may have where its schema sets no bound, as llama.cpp's schema converter
+allows: without a bound a small model writes ``"population": 1111...`` until the token cap."""
 _INTEGER_BOUND = 10 ** MAX_INTEGER_DIGITS - 1
+MAX_FRACTION_DIGITS = 10
+"""Digits after a number's point where its schema sets no ``multipleOf``. llama.cpp allows 16; llguidance
+expresses the bound as ``multipleOf: 1e-10`` and refuses steps from 1e-12 down (their binary value has too many
+decimal digits), so 10 is the most it can hold."""
+_FRACTION_STEP = 1e-10
+
+
+def _bounded(out: dict[str, Any]) -> None:
+    """Bound an integer's or number's digits where its schema does not (see MAX_INTEGER_DIGITS), in place."""
+    if "minimum" not in out and "exclusiveMinimum" not in out:
+        out["minimum"] = -_INTEGER_BOUND
+    if "maximum" not in out and "exclusiveMaximum" not in out:
+        out["maximum"] = _INTEGER_BOUND
+    if out["type"] == "number" and "multipleOf" not in out:
+        out["multipleOf"] = _FRACTION_STEP
 
 
 def _closed(schema: Any, *, close_here: bool) -> Any:
     if not isinstance(schema, dict):
         return schema
     out = dict(schema)
-    if out.get("type") == "integer":
-        if "minimum" not in out and "exclusiveMinimum" not in out:
-            out["minimum"] = -_INTEGER_BOUND
-        if "maximum" not in out and "exclusiveMaximum" not in out:
-            out["maximum"] = _INTEGER_BOUND
+    if out.get("type") in ("integer", "number"):
+        _bounded(out)
     is_object = out.get("type", "object") == "object" or (
         isinstance(out.get("type"), list) and "object" in out["type"])
     if (close_here and is_object and "properties" in out and "additionalProperties" not in out
