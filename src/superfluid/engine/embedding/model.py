@@ -20,7 +20,8 @@ import llama_cpp
 import numpy as np
 import numpy.typing as npt
 
-from superfluid.engine.models.llama_model import POOLING_TYPES, LlamaModel
+from superfluid.engine.models.llama_model import LlamaModel
+from superfluid.engine.models.model_metadata import POOLING_TYPES
 from superfluid.engine.models.model_sources import ModelSource
 from superfluid.engine.models.profile import POOLED, ModelProfile
 from superfluid.engine.worker import RETIRED, PassingWorker

@@ -14,7 +14,8 @@ from superfluid.engine.models.chat_template import (
     builtin_template_source,
     family_template_name,
 )
-from superfluid.engine.models.llama_model import ModelMetadata, context_window
+from superfluid.engine.models.llama_model import context_window
+from superfluid.engine.models.model_metadata import ModelMetadata
 from superfluid.settings import Settings
 
 log = logging.getLogger(__name__)
