@@ -72,8 +72,9 @@ EXCHANGES: tuple[Exchange, ...] = (
              {"model": DEFAULT_MODEL, "messages": _COLORS}),
     Exchange("error_image", "An image on a text-only model is a 400 naming the block.", "POST", "/v1/messages",
              _message(messages=[{"role": "user", "content": [{"type": "text", "text": "What is this?"}, _IMAGE]}])),
-    Exchange("error_thinking", "Thinking on a template without a thinking switch is a 400 naming thinking.",
-             "POST", "/v1/messages", _message(thinking={"type": "enabled", "budget_tokens": 1024})),
+    Exchange("message_thinking_ignored", "Thinking on a template without a thinking switch is accepted and has no "
+             "effect: the reply is the one without it.", "POST", "/v1/messages",
+             _message(thinking={"type": "enabled", "budget_tokens": 1024})),
 )
 
 

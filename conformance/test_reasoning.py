@@ -111,10 +111,22 @@ def test_streamed_reply_without_thinking_has_no_reasoning_deltas(thinking: httpx
 
 def test_a_variable_the_template_does_not_read_is_a_400(thinking: httpx.Client) -> None:
     for fields, param in (({"chat_template_kwargs": {"colour": "red"}}, "chat_template_kwargs.colour"),
-                          ({"reasoning_effort": "high"}, "chat_template_kwargs.reasoning_effort")):
+                          ({"chat_template_kwargs": {"reasoning_effort": "high"}},
+                           "chat_template_kwargs.reasoning_effort")):
         reply = _chat(thinking, **fields)
         assert reply.status_code == 400, reply.text
         assert reply.json()["error"]["param"] == param
+
+
+def test_reasoning_effort_switches_a_template_that_only_has_enable_thinking(thinking: httpx.Client) -> None:
+    """OpenAI's reasoning_effort on a template that reads enable_thinking but no level: any level but none
+    turns thinking on, none turns it off (as reasoning.effort on the Responses API)."""
+    on = _chat(thinking, reasoning_effort="high")
+    assert on.status_code == 200, on.text
+    assert on.json()["choices"][0]["message"].get("reasoning_content")
+    off = _chat(thinking, reasoning_effort="none")
+    assert off.status_code == 200, off.text
+    assert not off.json()["choices"][0]["message"].get("reasoning_content")
 
 
 def test_the_bundled_template_refuses_to_think(http: httpx.Client, model: str) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from superfluid.engine.models.served_model import ServedModel
 from superfluid.engine.types import ChatMessage
-from superfluid.errors import InvalidRequest, UnsupportedInput, UnsupportedParameter
+from superfluid.errors import InvalidRequest, UnsupportedInput
 from superfluid.handlers import anthropic_params as params
 
 M = "m"
@@ -23,7 +23,8 @@ def _convert(messages: list[dict[str, Any]], **body: Any) -> tuple[ChatMessage, 
 
 def _model(thinks: bool) -> ServedModel:
     profile = SimpleNamespace(dialect=lambda: {"enable_thinking": thinks})
-    return cast(ServedModel, SimpleNamespace(id=M, profile=profile))
+    template = SimpleNamespace(thinks=thinks, variables=frozenset({"enable_thinking"} if thinks else ()))
+    return cast(ServedModel, SimpleNamespace(id=M, profile=profile, template=template))
 
 
 def test_strings_and_text_blocks_become_plain_messages() -> None:
@@ -131,9 +132,34 @@ def test_thinking_switches_the_template() -> None:
     assert params.thinking_kwargs({"type": "disabled"}, _model(False)) == {"enable_thinking": False}
     for kind in ("enabled", "adaptive"):
         assert params.thinking_kwargs({"type": kind, "budget_tokens": 10}, _model(True)) == {"enable_thinking": True}
-    with pytest.raises(UnsupportedParameter) as caught:
-        params.thinking_kwargs({"type": "enabled", "budget_tokens": 1024}, _model(False))
-    assert caught.value.param == "thinking"
+    # A template without the switch ignores thinking, as llama-server does (docs/api.md, "Reasoning settings").
+    for kind in ("enabled", "adaptive"):
+        assert params.thinking_kwargs({"type": kind, "budget_tokens": 1024}, _model(False)) == {}
+
+
+def test_system_messages_inside_messages_join_the_system_prompt() -> None:
+    body = {"system": "Be brief.", "messages": [
+        {"role": "user", "content": "Hi."},
+        {"role": "system", "content": [{"type": "text", "text": "Reply in French."}]},
+        {"role": "assistant", "content": "Bonjour."},
+        {"role": "system", "content": "No emoji."},
+        {"role": "user", "content": "Ça va?"}]}
+    messages = params.convert_messages(body, "m")
+    assert [m.role for m in messages] == ["system", "user", "assistant", "user"]
+    assert messages[0].content == "Be brief.\n\nReply in French.\n\nNo emoji."
+    only = params.convert_messages({"messages": [{"role": "system", "content": "S."},
+                                                 {"role": "user", "content": "Hi."}]}, "m")
+    assert [(m.role, m.content) for m in only] == [("system", "S."), ("user", "Hi.")]
+
+
+def test_server_tools_are_left_out_and_client_tools_need_a_schema() -> None:
+    weather = {"name": "get_weather", "input_schema": {"type": "object"}}
+    policy = params.tool_policy([{"type": "web_search_20250305", "name": "web_search", "max_uses": 3}, weather,
+                                 {"type": "custom", "name": "note", "input_schema": {"type": "object"}}], None)
+    assert policy is not None and [t.name for t in policy.tools] == ["get_weather", "note"]
+    with pytest.raises(InvalidRequest) as caught:
+        params.tool_policy([{"name": "bare"}], None)
+    assert caught.value.param == "tools[0].input_schema"
 
 
 def test_display_omitted_hides_thinking_text() -> None:

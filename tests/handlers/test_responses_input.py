@@ -9,6 +9,7 @@ import pytest
 
 from superfluid.errors import InvalidRequest, UnsupportedInput, UnsupportedParameter
 from superfluid.handlers import responses_input as rin
+from superfluid.handlers.conversation import reasoning_kwargs
 
 
 def _template(variables: set[str], thinks: bool = False) -> Any:
@@ -121,7 +122,6 @@ def test_function_tools_become_chat_tools() -> None:
 
 
 @pytest.mark.parametrize(("body", "param"), [
-    ({"tools": [TOOL, {"type": "web_search"}]}, "tools[1].type"),
     ({"tools": [{"type": "function"}]}, "tools[0].name"),
     ({"tools": [TOOL], "tool_choice": {"type": "file_search"}}, "tool_choice.type"),
     ({"tools": [TOOL], "tool_choice": {"type": "function", "name": "nope"}}, "tool_choice"),
@@ -151,21 +151,39 @@ def test_text_format_becomes_a_grammar() -> None:
     ("none", {"enable_thinking", "reasoning_effort"}, True, {"enable_thinking": False}),
     ("none", set(), False, {}),
     ("medium", set(), True, {}),
+    # A template that cannot think takes no reasoning setting: accepted and left out (docs/api.md).
+    ("high", set(), False, {}),
+    ("low", {"enable_thinking"}, False, {"enable_thinking": True}),
 ])
 def test_reasoning_effort_as_the_template_takes_it(effort: str | None, variables: set[str], thinks: bool,
                                                    expected: dict[str, Any]) -> None:
-    assert rin.reasoning_kwargs(effort, _template(variables, thinks), "m") == expected
-
-
-def test_reasoning_on_a_model_that_does_not_think_is_a_400() -> None:
-    with pytest.raises(UnsupportedParameter) as caught:
-        rin.reasoning_kwargs("high", _template(set()), "m")
-    assert caught.value.param == "reasoning.effort"
+    assert reasoning_kwargs(effort, _template(variables, thinks)) == expected
+    assert rin.template_kwargs({"reasoning": {"effort": effort}}, _template(variables, thinks)) == expected
 
 
 def test_superfluid_template_extensions_win_over_reasoning() -> None:
     body = {"reasoning": {"effort": "low"}, "chat_template_kwargs": {"enable_thinking": False}}
-    assert rin.template_kwargs(body, _template({"enable_thinking"}, True), "m") == {"enable_thinking": False}
+    assert rin.template_kwargs(body, _template({"enable_thinking"}, True)) == {"enable_thinking": False}
+
+
+def test_namespace_tools_are_flattened_and_hosted_tools_left_out() -> None:
+    weather = {"type": "function", "name": "get_weather", "parameters": {"type": "object"}}
+    body = {"tools": [{"type": "web_search"}, weather, {"type": "local_shell"},
+                      {"type": "namespace", "name": "agents", "description": "d",
+                       "tools": [{"type": "function", "name": "spawn", "parameters": {"type": "object"}},
+                                 {"type": "custom", "name": "apply_patch"}]},
+                      {"type": "mcp", "server_label": "x"}, {"type": "custom", "name": "free"}]}
+    policy = rin.tool_policy(body)
+    assert [t.name for t in policy.tools] == ["get_weather", "spawn"]
+    assert rin.tool_namespaces(body) == {"spawn": "agents"}
+    assert rin.tool_policy({"tools": [{"type": "web_search_preview"}]}).tools == ()
+
+
+def test_two_functions_of_one_name_are_a_400() -> None:
+    fn = {"type": "function", "name": "run", "parameters": {"type": "object"}}
+    with pytest.raises(InvalidRequest) as caught:
+        rin.tool_policy({"tools": [fn, {"type": "namespace", "name": "ns", "tools": [fn]}]})
+    assert caught.value.param == "tools[1].tools[0].name"
 
 
 def test_log_probabilities_follow_include_or_top_logprobs() -> None:

@@ -173,7 +173,6 @@ def test_input_items_page_through_the_whole_chain(app: tuple[TestClient, _Servic
 @pytest.mark.parametrize(("extra", "param"), [
     ({"background": True}, "background"),
     ({"conversation": "conv_1"}, "conversation"),
-    ({"tools": [{"type": "web_search"}]}, "tools[0].type"),
     ({"input": [{"type": "item_reference", "id": "msg_1"}]}, "input[0].type"),
     ({"input": [], "instructions": None}, "input"),
 ])

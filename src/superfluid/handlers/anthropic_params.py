@@ -25,7 +25,7 @@ from superfluid.engine import (
 )
 from superfluid.errors import InvalidRequest
 from superfluid.handlers import openai_params
-from superfluid.handlers.conversation import refuse_media, refuse_thinking
+from superfluid.handlers.conversation import refuse_media
 
 MEDIA_BLOCKS = {"image": "images", "document": "documents"}
 """Block types that carry media, and how a refusal names what they carry."""
@@ -53,10 +53,19 @@ def _text(blocks: list[Mapping[str, Any]], model: str, where: str) -> str:
     return "\n".join(texts)
 
 
-def system_text(raw: str | list[Mapping[str, Any]] | None, model: str) -> str:
+def system_text(raw: str | list[Mapping[str, Any]] | None, model: str, where: str = "system") -> str:
     if raw is None or isinstance(raw, str):
         return raw or ""
-    return _text(raw, model, "system")
+    return _text(raw, model, where)
+
+
+def _all_system_text(body: Mapping[str, Any], model: str) -> str:
+    """``system``, then the text of every ``system`` message in ``messages`` (Claude Code sends some), in order:
+    one system prompt, where the template puts system text (docs/anthropic.md)."""
+    parts = [system_text(body.get("system"), model)]
+    parts += [system_text(m["content"], model, f"messages[{i}].content")
+              for i, m in enumerate(body["messages"]) if m["role"] == "system"]
+    return "\n\n".join(part for part in parts if part)
 
 
 def _tool_call(block: Mapping[str, Any]) -> dict[str, Any]:
@@ -131,13 +140,15 @@ def _user(blocks: list[Mapping[str, Any]], model: str, where: str,
 def convert_messages(body: Mapping[str, Any], model: str) -> tuple[ChatMessage, ...]:
     """system + messages -> engine messages."""
     out: list[ChatMessage] = []
-    system = system_text(body.get("system"), model)
+    system = _all_system_text(body, model)
     if system:
         out.append(ChatMessage(role="system", content=system))
     call_names: dict[str, str] = {}
     for i, message in enumerate(body["messages"]):
         content = message["content"]
         role = message["role"]
+        if role == "system":
+            continue
         if isinstance(content, str):
             out.append(ChatMessage(role=role, content=content))
             continue
@@ -157,8 +168,7 @@ def tool_policy(tools: list[Mapping[str, Any]] | None, choice: Mapping[str, Any]
     ``disable_parallel_tool_use`` says otherwise."""
     if not tools and choice is None:
         return None
-    specs = [ToolSpec(name=str(tool["name"]), description=str(tool.get("description") or ""),
-                      parameters=dict(tool["input_schema"])) for tool in tools or ()]
+    specs = [_client_tool(tool, i) for i, tool in enumerate(tools or ()) if tool.get("type") in (None, "custom")]
     kind = (choice or {}).get("type", "auto")
     picked: ToolChoice = {"auto": "auto", "any": "required", "none": "none"}.get(kind, "")
     named = kind == "tool"
@@ -168,14 +178,24 @@ def tool_policy(tools: list[Mapping[str, Any]] | None, choice: Mapping[str, Any]
     return choose_tools(specs, picked, parallel=parallel, named=named, param="tool_choice")
 
 
+def _client_tool(tool: Mapping[str, Any], i: int) -> ToolSpec:
+    """A tool the client runs. Tools of other types (Anthropic's server tools) never reach here: this server
+    cannot run them, so they are left out of the prompt (docs/anthropic.md)."""
+    if not isinstance(tool.get("input_schema"), Mapping):
+        raise InvalidRequest("a client tool needs an input_schema object", param=f"tools[{i}].input_schema")
+    return ToolSpec(name=str(tool["name"]), description=str(tool.get("description") or ""),
+                    parameters=dict(tool["input_schema"]))
+
+
 def thinking_kwargs(raw: Mapping[str, Any] | None, model: ServedModel) -> dict[str, Any]:
-    """thinking -> the chat template's enable_thinking; absent leaves the template's own default."""
+    """thinking -> the chat template's enable_thinking (enabled and adaptive: on; disabled: off); absent leaves
+    the template's own default. A template without the switch ignores it, as chat's reasoning_effort (docs/api.md,
+    "Reasoning settings")."""
     if raw is None:
         return {}
     if raw["type"] == "disabled":
         return {"enable_thinking": False}
-    refuse_thinking(model.id, model.profile.dialect(), param="thinking")
-    return {"enable_thinking": True}
+    return {"enable_thinking": True} if "enable_thinking" in model.template.variables else {}
 
 
 def shows_thinking(body: Mapping[str, Any]) -> bool:

@@ -10,6 +10,7 @@ from superfluid.engine import (
     ANY_JSON_OBJECT,
     ChatMessage,
     ChatPrompt,
+    ChatTemplate,
     ChoiceResult,
     Constraint,
     Finished,
@@ -23,7 +24,7 @@ from superfluid.errors import InvalidRequest, SuperfluidError
 from superfluid.handlers import openai_params as params
 from superfluid.handlers import openai_shapes as shapes
 from superfluid.handlers.context import built, now, qos_and_invariance, request_body, services
-from superfluid.handlers.conversation import refuse_media
+from superfluid.handlers.conversation import reasoning_kwargs, refuse_media
 from superfluid.handlers.generation import SSE, start_generation, stream_reply, whole_reply
 from superfluid.http.dialect import Dialect, stream_error
 from superfluid.http.streams import SSE_COMMENT_KEEPALIVE, Frame, dumps, sse_data
@@ -59,11 +60,13 @@ def convert_messages(raw: list[dict[str, Any]], model_id: str) -> tuple[ChatMess
     return tuple(out)
 
 
-def template_kwargs(body: dict[str, Any]) -> dict[str, Any]:
-    kwargs: dict[str, Any] = {}
-    for name in ("enable_thinking", "reasoning_effort"):
-        if body.get(name) is not None:
-            kwargs[name] = body[name]
+def template_kwargs(body: dict[str, Any], template: ChatTemplate, *, effort: str | None = None) -> dict[str, Any]:
+    """The template's variables: the reasoning level (``effort``, else chat's ``reasoning_effort``) as the
+    template can take it, then the ``enable_thinking`` shorthand, then ``chat_template_kwargs``, which wins. The
+    two explicit forms are passed as given: a variable the template does not read is a 400 naming it."""
+    kwargs = reasoning_kwargs(effort if effort is not None else body.get("reasoning_effort"), template)
+    if body.get("enable_thinking") is not None:
+        kwargs["enable_thinking"] = body["enable_thinking"]
     kwargs.update(body.get("chat_template_kwargs") or {})
     return kwargs
 
@@ -128,7 +131,7 @@ async def create_chat_completion() -> Response:
     request = await built(lambda: GenerationRequest(
         model=model.id,
         prompt=ChatPrompt(messages=convert_messages(body["messages"], model.id),
-                          template_kwargs=template_kwargs(body)),
+                          template_kwargs=template_kwargs(body, model.template)),
         sampling=params.sampling(body, n_vocab=model.n_vocab),
         max_tokens=body.get("max_completion_tokens") or body.get("max_tokens"),
         stop=params.stop_strings(body.get("stop")),

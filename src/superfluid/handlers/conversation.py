@@ -1,5 +1,5 @@
-"""What the chat dialects' converters share (OpenAI chat, Anthropic messages, Ollama chat): refusing input a
-model cannot read, refusing to think on a template that cannot, and reading finished tool calls."""
+"""What the chat dialects' converters share (OpenAI chat, Anthropic messages, Responses, Ollama chat): refusing
+input a model cannot read, the reasoning settings as a template can take them, and reading finished tool calls."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any, NoReturn
 
-from superfluid.engine import FinishReason
+from superfluid.engine import ChatTemplate, FinishReason
 from superfluid.errors import EngineFailure, UnsupportedInput, UnsupportedParameter
 
 
@@ -17,9 +17,25 @@ def refuse_media(model: str, what: str, param: str) -> NoReturn:
     raise UnsupportedInput(f"model '{model}' reads text only; it cannot take {what}", param=param)
 
 
+def reasoning_kwargs(effort: str | None, template: ChatTemplate) -> dict[str, Any]:
+    """A reasoning level (chat's ``reasoning_effort``, the Responses API's ``reasoning.effort``) as the model's
+    template can take it: a template that reads ``reasoning_effort`` gets
+    the level; one that only switches thinking gets ``enable_thinking`` (false for "none"). A template that cannot
+    think gets nothing: the setting is accepted and the model answers as it always does, as llama-server does,
+    since agents send these settings by default (docs/api.md, "Reasoning settings")."""
+    if effort is None:
+        return {}
+    if effort == "none":
+        return {"enable_thinking": False} if "enable_thinking" in template.variables else {}
+    if "reasoning_effort" in template.variables:
+        return {"reasoning_effort": effort}
+    return {"enable_thinking": True} if "enable_thinking" in template.variables else {}
+
+
 def refuse_thinking(model: str, dialect: Mapping[str, Any], *, param: str) -> None:
-    """400 naming ``param`` when a request asks to think on a model whose chat template has no thinking switch.
-    (Asking not to think always passes: it is what such a model does anyway.)"""
+    """400 naming ``param`` when a request asks to think on a model whose chat template has no thinking switch
+    (Ollama's ``think``, as Ollama refuses it). Asking not to think always passes: it is what such a model does
+    anyway."""
     if not dialect.get("enable_thinking"):
         raise UnsupportedParameter(f"model '{model}' does not think: its chat template has no thinking switch",
                                    param=param)

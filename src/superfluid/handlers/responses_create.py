@@ -74,7 +74,7 @@ async def create_response() -> Response:
         model=model.id,
         prompt=ChatPrompt(messages=rin.chat_messages(items, instructions=body.get("instructions"),
                                                      model_id=model.id, history=history),
-                          template_kwargs=rin.template_kwargs(body, model.template, model.id)),
+                          template_kwargs=rin.template_kwargs(body, model.template)),
         sampling=params.sampling(body, n_vocab=model.n_vocab),
         max_tokens=body.get("max_output_tokens"),
         constraint=rin.text_constraint(body),
@@ -87,7 +87,8 @@ async def create_response() -> Response:
     base = shapes.base_response(body, response_id=rin.new_id("resp"), created_at=now(), model=model.id)
     saver = _Saver(svc.state.responses if body.get("store", True) is not False else None, items, key_id())
     stream = bool(body.get("stream"))
-    render = ResponseRender(base, stream=stream, logprobs=request.logprobs is not None)
+    render = ResponseRender(base, stream=stream, logprobs=request.logprobs is not None,
+                            namespaces=rin.tool_namespaces(body))
     if stream:
         return await stream_reply(model, request, ResponseStream(render, saver), prepared=prepared)
     generation = await start_generation(model, request, prepared=prepared)

@@ -17,7 +17,6 @@ from typing import Any
 from superfluid.engine import ChatMessage, ChatTemplate, Constraint, ToolPolicy, policy_from_openai
 from superfluid.errors import InvalidRequest, UnsupportedParameter
 from superfluid.handlers import chat
-from superfluid.handlers.conversation import refuse_thinking
 
 ROLES = frozenset({"user", "assistant", "system", "developer"})
 _ITEM_PREFIX = {"message": "msg", "function_call": "fc", "function_call_output": "fco", "reasoning": "rs"}
@@ -171,19 +170,43 @@ def _reasoning_text(item: dict[str, Any]) -> str:
 
 
 # ---- the other fields ------------------------------------------------------------------------------------
-def tool_policy(body: dict[str, Any]) -> ToolPolicy:
-    """Function tools (flat, as the Responses API writes them) and tool_choice -> chat's tool policy. Other tool
-    types are a 400 naming the type. parallel_tool_calls defaults to true here, as the Responses API says."""
-    tools = []
+def function_tools(body: dict[str, Any]) -> list[tuple[str, dict[str, Any], str | None]]:
+    """The function tools a request declares, each with where it stands and its namespace: flat ones, and
+    those inside a ``namespace`` tool (Codex sends its tools so), flattened. Tools of every other type (hosted
+    ones the server cannot run: ``web_search``, ``file_search``, ``local_shell``, ``mcp``, ``custom`` ...) are
+    left out of the prompt and never fail the request (docs/responses.md, "Tools")."""
+    found: list[tuple[str, dict[str, Any], str | None]] = []
     for i, tool in enumerate(body.get("tools") or []):
-        kind = tool.get("type")
-        if kind != "function":
-            raise UnsupportedParameter(f"tools of type '{kind}' are not supported; only function tools are",
-                                       param=f"tools[{i}].type")
-        if not tool.get("name"):
-            raise InvalidRequest("a function tool needs a name", param=f"tools[{i}].name")
+        if tool.get("type") == "function":
+            found.append((f"tools[{i}]", tool, None))
+        elif tool.get("type") == "namespace":
+            namespace = str(tool.get("name") or "")
+            found += [(f"tools[{i}].tools[{j}]", inner, namespace) for j, inner in enumerate(tool.get("tools") or [])
+                      if isinstance(inner, dict) and inner.get("type") == "function"]
+    return found
+
+
+def tool_namespaces(body: dict[str, Any]) -> dict[str, str]:
+    """Function name -> its namespace, for the functions declared inside ``namespace`` tools: their calls name it."""
+    return {str(tool.get("name")): namespace for _, tool, namespace in function_tools(body) if namespace}
+
+
+def tool_policy(body: dict[str, Any]) -> ToolPolicy:
+    """Function tools (flat, as the Responses API writes them, or in namespaces) and tool_choice -> chat's tool
+    policy; tools of other types are left out (``function_tools``). parallel_tool_calls defaults to true here, as
+    the Responses API says."""
+    tools: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for where, tool, _ in function_tools(body):
+        name = tool.get("name")
+        if not name:
+            raise InvalidRequest("a function tool needs a name", param=f"{where}.name")
+        if name in seen:
+            raise InvalidRequest(f"two function tools are named '{name}' (namespaces are flattened: their "
+                                 "functions share one set of names)", param=f"{where}.name")
+        seen.add(name)
         tools.append({"type": "function", "function": {
-            "name": tool["name"], "description": tool.get("description") or "", "parameters": tool.get("parameters")}})
+            "name": name, "description": tool.get("description") or "", "parameters": tool.get("parameters")}})
     choice = body.get("tool_choice")
     if isinstance(choice, dict):
         if choice.get("type") != "function":
@@ -202,25 +225,11 @@ def text_constraint(body: dict[str, Any]) -> Constraint | None:
     return chat.format_constraint(str(fmt.get("type")), fmt, param="text.format")
 
 
-def template_kwargs(body: dict[str, Any], template: ChatTemplate, model_id: str) -> dict[str, Any]:
-    """reasoning.effort as the model's template can take it, then superfluid's own extensions
-    (``enable_thinking``, ``chat_template_kwargs``; those win), as chat reads them."""
-    kwargs = reasoning_kwargs((body.get("reasoning") or {}).get("effort"), template, model_id)
-    kwargs.update(chat.template_kwargs({k: body.get(k) for k in ("enable_thinking", "chat_template_kwargs")}))
-    return kwargs
-
-
-def reasoning_kwargs(effort: str | None, template: ChatTemplate, model_id: str) -> dict[str, Any]:
-    """A template that reads ``reasoning_effort`` gets the level; one that only switches thinking gets
-    ``enable_thinking`` (false for "none"); asking a model that does not think to think is a 400."""
-    if effort is None:
-        return {}
-    if effort == "none":
-        return {"enable_thinking": False} if "enable_thinking" in template.variables else {}
-    if "reasoning_effort" in template.variables:
-        return {"reasoning_effort": effort}
-    refuse_thinking(model_id, {"enable_thinking": template.thinks}, param="reasoning.effort")
-    return {"enable_thinking": True} if "enable_thinking" in template.variables else {}
+def template_kwargs(body: dict[str, Any], template: ChatTemplate) -> dict[str, Any]:
+    """reasoning.effort as the model's template can take it (ignored by one that cannot think), then
+    superfluid's own extensions (``enable_thinking``, ``chat_template_kwargs``; those win), as chat reads them."""
+    return chat.template_kwargs({k: body.get(k) for k in ("enable_thinking", "chat_template_kwargs")}, template,
+                                effort=(body.get("reasoning") or {}).get("effort"))
 
 
 def logprobs_request(body: dict[str, Any]) -> int | None:

@@ -15,7 +15,7 @@ hands over a choice's deltas before its Finished event). A lock keeps the two th
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,12 +70,16 @@ class _Call:
     call_id: str
     name: str
     engine_index: int
+    namespace: str | None = None
     arguments: list[str] = field(default_factory=list)
     status: str = "in_progress"
 
     def item(self, *, content: bool = True) -> dict[str, Any]:
-        return {"type": "function_call", "id": self.id, "call_id": self.call_id, "name": self.name,
+        item = {"type": "function_call", "id": self.id, "call_id": self.call_id, "name": self.name,
                 "arguments": "".join(self.arguments) if content else "", "status": self.status}
+        if self.namespace is not None:  # a function declared inside a namespace tool
+            item["namespace"] = self.namespace
+        return item
 
 
 _Item = _Message | _Reasoning | _Call
@@ -84,8 +88,10 @@ _Item = _Message | _Reasoning | _Call
 class ResponseRender:
     """Output items and stream events of one response (see the module)."""
 
-    def __init__(self, base: dict[str, Any], *, stream: bool, logprobs: bool) -> None:
+    def __init__(self, base: dict[str, Any], *, stream: bool, logprobs: bool,
+                 namespaces: Mapping[str, str] | None = None) -> None:
         self.base = base
+        self._namespaces = namespaces or {}
         self._stream = stream
         self._logprobs = logprobs
         self._lock = threading.Lock()
@@ -202,7 +208,8 @@ class ResponseRender:
             if call.name is not None:
                 self._drop_held()
                 self._close_open(out, "completed")
-                item = _Call(new_id("fc"), len(self.items), call.id or new_id("call"), call.name, call.index)
+                item = _Call(new_id("fc"), len(self.items), call.id or new_id("call"), call.name, call.index,
+                             self._namespaces.get(call.name))
                 self.items.append(item)
                 self._open = item
                 self._emit(out, {"type": "response.output_item.added", "output_index": item.index,

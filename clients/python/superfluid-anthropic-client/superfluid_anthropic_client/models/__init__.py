@@ -77,7 +77,6 @@ from .tool_input_schema import ToolInputSchema
 from .tool_input_schema_type import ToolInputSchemaType
 from .tool_result_block_param import ToolResultBlockParam
 from .tool_result_block_param_type import ToolResultBlockParamType
-from .tool_type import ToolType
 from .tool_use_block import ToolUseBlock
 from .tool_use_block_input import ToolUseBlockInput
 from .tool_use_block_param import ToolUseBlockParam
@@ -160,7 +159,6 @@ __all__ = (
     "ToolInputSchemaType",
     "ToolResultBlockParam",
     "ToolResultBlockParamType",
-    "ToolType",
     "ToolUseBlock",
     "ToolUseBlockInput",
     "ToolUseBlockParam",

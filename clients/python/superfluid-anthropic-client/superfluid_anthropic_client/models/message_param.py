@@ -25,7 +25,8 @@ T = TypeVar("T", bound="MessageParam")
 class MessageParam:
     """
     Attributes:
-        role (MessageParamRole):
+        role (MessageParamRole): system (sent by some agents inside messages) joins the top-level system prompt, in
+            order: its text goes where the template puts system text.
         content (list[DocumentBlockParam | ImageBlockParam | RedactedThinkingBlockParam | TextBlockParam |
             ThinkingBlockParam | ToolResultBlockParam | ToolUseBlockParam] | str):
     """

@@ -30,9 +30,10 @@ class PromptFields:
         tool_choice (ToolChoice | Unset): auto (the default): the model may call tools or answer in words; any: it must
             call one; tool: it must call the one named; none: it answers in words. disable_parallel_tool_use limits a reply
             to one call.
-        thinking (ThinkingConfig | Unset): enabled or adaptive: the chat template's enable_thinking is switched on (400
-            naming `thinking` on a template without the switch); disabled: switched off. Absent: the template's own default.
-            budget_tokens is accepted and not enforced (max_tokens bounds thinking and text together).
+        thinking (ThinkingConfig | Unset): enabled or adaptive: the chat template's enable_thinking is switched on
+            (ignored by a template without the switch, which answers as it always does); disabled: switched off. Absent: the
+            template's own default. budget_tokens is accepted and not enforced (max_tokens bounds thinking and text
+            together).
     """
 
     model: str | Unset = UNSET

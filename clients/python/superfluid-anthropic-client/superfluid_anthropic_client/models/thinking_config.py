@@ -15,9 +15,9 @@ T = TypeVar("T", bound="ThinkingConfig")
 
 @_attrs_define
 class ThinkingConfig:
-    """enabled or adaptive: the chat template's enable_thinking is switched on (400 naming `thinking` on a template without
-    the switch); disabled: switched off. Absent: the template's own default. budget_tokens is accepted and not enforced
-    (max_tokens bounds thinking and text together).
+    """enabled or adaptive: the chat template's enable_thinking is switched on (ignored by a template without the switch,
+    which answers as it always does); disabled: switched off. Absent: the template's own default. budget_tokens is
+    accepted and not enforced (max_tokens bounds thinking and text together).
 
         Attributes:
             type_ (ThinkingConfigType):

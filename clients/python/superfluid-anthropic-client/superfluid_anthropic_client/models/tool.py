@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-from ..models.tool_type import ToolType
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -19,21 +18,22 @@ T = TypeVar("T", bound="Tool")
 
 @_attrs_define
 class Tool:
-    """
-    Attributes:
-        name (str):
-        input_schema (ToolInputSchema):
-        type_ (ToolType | Unset): Client tools only; Anthropic's server tools (web search, code execution, ...) are not
-            served.
-        description (str | Unset):
-        cache_control (CacheControlType0 | None | Unset): Accepted and ignored; every prompt prefix is cached without
-            being asked.
+    """A client tool (no type, or custom) needs input_schema. A tool of any other type (Anthropic's server tools: web
+    search, code execution, ...) is accepted and left out of the prompt: this server cannot run it.
+
+        Attributes:
+            name (str):
+            type_ (None | str | Unset): custom or absent for client tools; any other type is left out of the prompt.
+            description (str | Unset):
+            input_schema (ToolInputSchema | Unset):
+            cache_control (CacheControlType0 | None | Unset): Accepted and ignored; every prompt prefix is cached without
+                being asked.
     """
 
     name: str
-    input_schema: ToolInputSchema
-    type_: ToolType | Unset = UNSET
+    type_: None | str | Unset = UNSET
     description: str | Unset = UNSET
+    input_schema: ToolInputSchema | Unset = UNSET
     cache_control: CacheControlType0 | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -42,13 +42,17 @@ class Tool:
 
         name = self.name
 
-        input_schema = self.input_schema.to_dict()
-
-        type_: str | Unset = UNSET
-        if not isinstance(self.type_, Unset):
-            type_ = self.type_.value
+        type_: None | str | Unset
+        if isinstance(self.type_, Unset):
+            type_ = UNSET
+        else:
+            type_ = self.type_
 
         description = self.description
+
+        input_schema: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.input_schema, Unset):
+            input_schema = self.input_schema.to_dict()
 
         cache_control: dict[str, Any] | None | Unset
         if isinstance(self.cache_control, Unset):
@@ -63,13 +67,14 @@ class Tool:
         field_dict.update(
             {
                 "name": name,
-                "input_schema": input_schema,
             }
         )
         if type_ is not UNSET:
             field_dict["type"] = type_
         if description is not UNSET:
             field_dict["description"] = description
+        if input_schema is not UNSET:
+            field_dict["input_schema"] = input_schema
         if cache_control is not UNSET:
             field_dict["cache_control"] = cache_control
 
@@ -83,16 +88,23 @@ class Tool:
         d = dict(src_dict)
         name = d.pop("name")
 
-        input_schema = ToolInputSchema.from_dict(d.pop("input_schema"))
+        def _parse_type_(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-        _type_ = d.pop("type", UNSET)
-        type_: ToolType | Unset
-        if isinstance(_type_, Unset):
-            type_ = UNSET
-        else:
-            type_ = ToolType(_type_)
+        type_ = _parse_type_(d.pop("type", UNSET))
 
         description = d.pop("description", UNSET)
+
+        _input_schema = d.pop("input_schema", UNSET)
+        input_schema: ToolInputSchema | Unset
+        if isinstance(_input_schema, Unset):
+            input_schema = UNSET
+        else:
+            input_schema = ToolInputSchema.from_dict(_input_schema)
 
         def _parse_cache_control(data: object) -> CacheControlType0 | None | Unset:
             if data is None:
@@ -113,9 +125,9 @@ class Tool:
 
         tool = cls(
             name=name,
-            input_schema=input_schema,
             type_=type_,
             description=description,
+            input_schema=input_schema,
             cache_control=cache_control,
         )
 

@@ -172,6 +172,7 @@ from .response_text_format_schema import ResponseTextFormatSchema
 from .response_text_format_type import ResponseTextFormatType
 from .response_tool import ResponseTool
 from .response_tool_parameters_type_0 import ResponseToolParametersType0
+from .response_tool_tools_item import ResponseToolToolsItem
 from .response_usage import ResponseUsage
 from .response_usage_input_tokens_details import ResponseUsageInputTokensDetails
 from .response_usage_output_tokens_details import ResponseUsageOutputTokensDetails
@@ -417,6 +418,7 @@ __all__ = (
     "ResponseTextFormatType",
     "ResponseTool",
     "ResponseToolParametersType0",
+    "ResponseToolToolsItem",
     "ResponseUsage",
     "ResponseUsageInputTokensDetails",
     "ResponseUsageOutputTokensDetails",

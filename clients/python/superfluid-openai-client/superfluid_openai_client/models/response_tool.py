@@ -10,6 +10,7 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.response_tool_parameters_type_0 import ResponseToolParametersType0
+    from ..models.response_tool_tools_item import ResponseToolToolsItem
 
 
 T = TypeVar("T", bound="ResponseTool")
@@ -17,17 +18,23 @@ T = TypeVar("T", bound="ResponseTool")
 
 @_attrs_define
 class ResponseTool:
-    """A function tool ({type "function", name, description, parameters}); other types are a 400.
+    """A function tool ({type "function", name, description, parameters}), or a namespace ({type "namespace", name,
+    description, tools}) whose function tools are flattened into the request's (their calls carry `namespace`). Tools of
+    any other type (web_search, file_search, local_shell, mcp, custom, ...) are accepted and left out of the prompt:
+    this server cannot run them.
 
-    Attributes:
-        type_ (str):
-        name (str | Unset):
-        description (None | str | Unset):
-        parameters (None | ResponseToolParametersType0 | Unset):
-        strict (bool | None | Unset):
+        Attributes:
+            type_ (str):
+            tools (list[ResponseToolToolsItem] | Unset): namespace: its tools; function tools among them are offered, others
+                left out.
+            name (str | Unset):
+            description (None | str | Unset):
+            parameters (None | ResponseToolParametersType0 | Unset):
+            strict (bool | None | Unset):
     """
 
     type_: str
+    tools: list[ResponseToolToolsItem] | Unset = UNSET
     name: str | Unset = UNSET
     description: None | str | Unset = UNSET
     parameters: None | ResponseToolParametersType0 | Unset = UNSET
@@ -38,6 +45,13 @@ class ResponseTool:
         from ..models.response_tool_parameters_type_0 import ResponseToolParametersType0  # noqa: PLC0415
 
         type_ = self.type_
+
+        tools: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.tools, Unset):
+            tools = []
+            for tools_item_data in self.tools:
+                tools_item = tools_item_data.to_dict()
+                tools.append(tools_item)
 
         name = self.name
 
@@ -68,6 +82,8 @@ class ResponseTool:
                 "type": type_,
             }
         )
+        if tools is not UNSET:
+            field_dict["tools"] = tools
         if name is not UNSET:
             field_dict["name"] = name
         if description is not UNSET:
@@ -82,9 +98,19 @@ class ResponseTool:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.response_tool_parameters_type_0 import ResponseToolParametersType0  # noqa: PLC0415
+        from ..models.response_tool_tools_item import ResponseToolToolsItem  # noqa: PLC0415
 
         d = dict(src_dict)
         type_ = d.pop("type")
+
+        _tools = d.pop("tools", UNSET)
+        tools: list[ResponseToolToolsItem] | Unset = UNSET
+        if _tools is not UNSET:
+            tools = []
+            for tools_item_data in _tools:
+                tools_item = ResponseToolToolsItem.from_dict(tools_item_data)
+
+                tools.append(tools_item)
 
         name = d.pop("name", UNSET)
 
@@ -125,6 +151,7 @@ class ResponseTool:
 
         response_tool = cls(
             type_=type_,
+            tools=tools,
             name=name,
             description=description,
             parameters=parameters,
