@@ -31,6 +31,8 @@ The tree (status, OpenAI ``type``, ``code``)::
     ├── RouteNotServed                   501 invalid_request_error code=route_not_served
     ├── TooManyConnections               503 server_error          code=too_many_connections
     ├── FleetUnavailable                 503 server_error          code=replica_unavailable
+    ├── StorageUnavailable               503 server_error          code=storage_unavailable
+    ├── StorageFull                      507 server_error          code=storage_full
     └── EngineFailure                    500 server_error
         └── ReplicaFailed                500  code=replica_failed
 
@@ -202,6 +204,23 @@ class FleetUnavailable(SuperfluidError):
     status = 503
     error_type = "server_error"
     default_code = "replica_unavailable"
+
+
+class StorageUnavailable(SuperfluidError):
+    """The sessions directory cannot be written or read now (read-only, removed, unreadable): nothing was
+    stored; generation without storage goes on, and storing works again once the fault clears."""
+
+    status = 503
+    error_type = "server_error"
+    default_code = "storage_unavailable"
+
+
+class StorageFull(SuperfluidError):
+    """The file system under the sessions directory is full: nothing was stored (the write rolled back)."""
+
+    status = 507
+    error_type = "server_error"
+    default_code = "storage_full"
 
 
 class RateLimited(SuperfluidError):

@@ -20,7 +20,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from superfluid.errors import InvalidRequest, NotFound
 from superfluid.handlers.context import key_id, services
-from superfluid.state import StoredFile
+from superfluid.state import StoredFile, as_storage_error
 
 PURPOSES = ("assistants", "batch", "fine-tune", "user_data")
 EXPIRES_MIN_S, EXPIRES_MAX_S = 3600, 30 * 86400
@@ -83,6 +83,9 @@ async def create(body: dict[str, Any] | None = None, file: UploadFile | None = N
     temp = store.temp_path()
     try:
         size = await asyncio.to_thread(_copy, file.file, temp)
+    except OSError as exc:  # the sessions directory is full, read-only or gone
+        temp.unlink(missing_ok=True)
+        raise as_storage_error(exc) from exc
     except BaseException:
         temp.unlink(missing_ok=True)
         raise

@@ -12,13 +12,25 @@ from pathlib import Path
 
 from superfluid.state.batches import BatchStore
 from superfluid.state.database import Database
-from superfluid.state.errors import StateError
+from superfluid.state.errors import StateError, as_storage_error
 from superfluid.state.files import FILES_DIR, FileBounds, FileStore, StoredFile
 from superfluid.state.location import DATABASE_FILE, default_sessions_dir
 from superfluid.state.responses import Bounds, ItemPage, ResponseStore
 
-__all__ = ["BatchStore", "Bounds", "Database", "FileBounds", "FileStore", "ItemPage", "ResponseStore", "State",
-           "StateError", "StoredFile", "default_sessions_dir"]
+__all__ = [
+    "BatchStore",
+    "Bounds",
+    "Database",
+    "FileBounds",
+    "FileStore",
+    "ItemPage",
+    "ResponseStore",
+    "State",
+    "StateError",
+    "StoredFile",
+    "as_storage_error",
+    "default_sessions_dir",
+]
 
 
 class State:

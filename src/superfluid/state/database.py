@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from superfluid.state.contents import Contents, DiskContents
-from superfluid.state.errors import StateError
+from superfluid.state.errors import StateError, as_storage_error
 from superfluid.state.migrations import MIGRATIONS, Migration, migrate
 
 log = logging.getLogger(__name__)
@@ -55,11 +55,22 @@ def in_transaction(conn: sqlite3.Connection, work: Work[T], *, begin: str) -> T:
     conn.execute(begin)
     try:
         result = work(conn)
+        conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        _roll_back(conn)
         raise
-    conn.execute("COMMIT")
     return result
+
+
+def _roll_back(conn: Any) -> None:
+    """Undo an open transaction. SQLite has already rolled back after some failures (a full disk) and refuses a
+    second rollback: what the caller hears of is the failure, not that."""
+    if not getattr(conn, "in_transaction", True):  # SQLite tells; another backend's connection is asked anyway
+        return
+    try:
+        conn.execute("ROLLBACK")
+    except Exception as exc:  # any backend's: the failure that led here is what the caller must hear of
+        log.warning("rollback failed after an error: %s", exc)
 
 
 class _Worker:
@@ -99,8 +110,8 @@ class _Worker:
                 continue
             try:
                 future.set_result(work(conn))
-            except BaseException as exc:  # handed to the caller, whatever it is
-                future.set_exception(exc)
+            except BaseException as exc:  # handed to the caller, whatever it is; storage faults typed
+                future.set_exception(as_storage_error(exc))
         if conn is not None:
             conn.close()
 
