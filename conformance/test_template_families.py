@@ -44,8 +44,11 @@ FAMILIES = {
     "mistral_call_id": "Mistral-Small-3.2-24B-Instruct-2506.jinja",  # an id between name and arguments
     "harmony": "openai-gpt-oss-120b.jinja",  # channels; the framing comes out of every reply
     "apertus": "Apertus-8B-Instruct.jinja",  # {"NAME": arguments} objects in a list
+    "lfm2": "LFM2.5-8B-A1B.jinja",  # Python calls with Python-literal values, read by their own reader
 }
-"""Command R7B (the position inside the object) is left to the sweep: its 2,600-token preamble costs a minute
+"""Functionary v3.2 and Command R+ are left to the sweep (benchmarks/template_calls.py) to keep this module's
+time down; their readers and grammars are covered by tests/engine/decoding. Command R7B (the position inside the
+object) is left to the sweep: its 2,600-token preamble costs a minute
 here, and its pieces are the reader's and grammar's placeholder case, covered by test_call_syntax.py."""
 TOKENS = 200
 """Room for a whole call in the longest pieces (DSML's); a forced call's grammar ends the reply sooner."""

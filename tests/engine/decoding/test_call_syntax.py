@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import functools
 import json
+import textwrap
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 
-from superfluid.engine.decoding.call_syntax import PROBE_CALL, SYNTAXES, CallSyntax, syntax_lark
+from superfluid.engine.decoding.call_syntax import PROBE_CALL, SYNTAXES, CallSyntax
+from superfluid.engine.decoding.syntax_grammar import syntax_lark
 from superfluid.engine.decoding.tool_calls import ParsedPiece, ToolSpec, tool_format
 from superfluid.engine.decoding.tool_readers import call_reader
 from superfluid.engine.models.chat_template import ChatTemplate
@@ -62,6 +64,7 @@ SOURCES = {
     "minimax_m1": "MiniMax-M1.jinja", "firefunction_v2": "fireworks-ai-llama-3-firefunction-v2.jinja",
     "gigachat": "GigaChat3.1-10B-A1.8B.jinja", "apertus": "Apertus-8B-Instruct.jinja",
     "command_r7b": "CohereForAI-c4ai-command-r7b-12-2024-tool_use.jinja",
+    "command_r_plus": "CohereForAI-c4ai-command-r-plus-tool_use.jinja",
 }
 
 
@@ -133,6 +136,9 @@ def test_a_family_writes_calls_as_its_template_does(fmt: str) -> None:
     one = _rendered_calls(template, 1)
     if fmt == "mistral_call_id":  # the template writes the history's own id where the grammar has any nine
         one = one.replace("[CALL_ID]abcDEF120", "[CALL_ID]000000000")
+    if fmt == "command_r_plus":  # the template indents the arguments' JSON, which the grammar writes compact
+        indented = textwrap.indent(json.dumps(PROBE_CALL[1], indent=4), " " * 8).lstrip()
+        one = one.replace(indented, json.dumps(PROBE_CALL[1]))
     assert one.startswith(syntax.write([PROBE_CALL]).lstrip()), (one, syntax.write([PROBE_CALL]))
 
 
@@ -223,6 +229,12 @@ FIXTURES: list[tuple[str, str, tuple[ToolSpec, ...], str, list[dict[str, Any]]]]
     ("minicpm",
      "<function name=\"get_weather\"><param name=\"city\">Paris</param></function> Done.",
      (WEATHER,), "Done.", [{"name": "get_weather", "arguments": {"city": "Paris"}}]),
+    ("command_r_plus",  # as the template's own instruction shows it: Action: and a fenced list of actions
+     "I will look up the weather.\nAction: ```json\n[\n    {\n        \"tool_name\": \"get_weather\",\n"
+     "        \"parameters\": {\"city\": \"Toronto\", \"days\": 1}\n    },\n    {\"tool_name\": \"get_time\", "
+     "\"parameters\": {}}\n]```",
+     (), "I will look up the weather.\n",
+     [{"name": "get_weather", "arguments": {"city": "Toronto", "days": 1}}, {"name": "get_time", "arguments": {}}]),
 ]
 
 

@@ -12,15 +12,10 @@ from typing import Any
 import pytest
 
 from superfluid.engine.decoding.grammar import Constraint
+from superfluid.engine.decoding.json_reply_readers import GenericReader, Llama3Reader
+from superfluid.engine.decoding.marked_readers import GemmaReader, HermesReader, MistralReader
 from superfluid.engine.decoding.output_plan import plan_output
 from superfluid.engine.decoding.tool_calls import ToolPolicy, ToolSpec, policy_from_openai
-from superfluid.engine.decoding.tool_readers import (
-    GemmaReader,
-    GenericReader,
-    HermesReader,
-    Llama3Reader,
-    MistralReader,
-)
 from superfluid.engine.models.chat_template import BUILTIN_TEMPLATES, ChatTemplate, builtin_template_source
 from superfluid.engine.types import ChatMessage
 from superfluid.errors import ConstraintUnsatisfiable, UnsupportedParameter

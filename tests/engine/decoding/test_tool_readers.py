@@ -12,18 +12,12 @@ from typing import Any
 
 import pytest
 
+from superfluid.engine.decoding.call_object_reader import CallObjectReader
+from superfluid.engine.decoding.harmony_reader import HarmonyReader
+from superfluid.engine.decoding.json_reply_readers import GenericReader, Llama3Reader
+from superfluid.engine.decoding.marked_readers import GemmaReader, HermesReader, MistralReader
 from superfluid.engine.decoding.tool_calls import ToolCallDelta
-from superfluid.engine.decoding.tool_readers import (
-    CallObjectReader,
-    CallReader,
-    GemmaReader,
-    GenericReader,
-    HarmonyReader,
-    HermesReader,
-    Llama3Reader,
-    MistralReader,
-    call_reader,
-)
+from superfluid.engine.decoding.tool_readers import CallReader, call_reader
 
 # ---- helpers ---------------------------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from superfluid.engine.decoding.call_syntax import SYNTAXES
 from superfluid.engine.decoding.grammar import Constraint, LazyGrammar, compile_constraint
+from superfluid.engine.decoding.pythonic_calls import write_lfm2
 from superfluid.engine.decoding.tool_calls import ToolFormat, ToolPolicy, ToolSpec, mistral_call_id
 from superfluid.engine.decoding.tool_grammars import call_grammar, generic_system_prompt, syntax_system_prompt
 from superfluid.engine.decoding.tool_readers import CallReader, call_reader
@@ -56,14 +57,18 @@ def _template_message(message: ChatMessage) -> dict[str, Any]:
     return out
 
 
-def _native_history(messages: tuple[ChatMessage, ...], fmt: ToolFormat) -> list[dict[str, Any]]:
-    """For templates that speak a call format: calls and results as the template reads them.
+def _native_history(messages: tuple[ChatMessage, ...], fmt: ToolFormat, shows_calls: bool) -> list[dict[str, Any]]:
+    """For templates that speak a call format: calls and results as the template reads them. LFM2's own
+    templates (all but LFM2.5 8B's) never read ``tool_calls``, so there the calls are written into the turn's
+    text in the format the model writes them.
 
     Mistral's templates refuse call ids that are not 9 alphanumeric characters, so other ids (``call_...``
     from other servers) are mapped to stable 9-character ones, the same for a call and its result. A call
     without an id (Ollama's have none) gets one from its place in the conversation, and the results after it
     take the ids of the calls in order."""
     out = [_template_message(m) for m in messages]
+    if fmt == "lfm2" and not shows_calls:
+        return [_calls_in_text(entry) for entry in out]
     if fmt not in ("mistral", "mistral_args", "mistral_call_id"):
         return out
     pending: list[str] = []  # ids of the latest assistant turn's calls that no result has named yet
@@ -80,6 +85,16 @@ def _native_history(messages: tuple[ChatMessage, ...], fmt: ToolFormat) -> list[
             if entry["tool_call_id"] in pending:
                 pending.remove(entry["tool_call_id"])
     return out
+
+
+def _calls_in_text(entry: dict[str, Any]) -> dict[str, Any]:
+    calls = entry.pop("tool_calls", None)
+    if calls:
+        functions = [c.get("function") or {} for c in calls]
+        written = write_lfm2([(f.get("name", ""), f["arguments"] if isinstance(f.get("arguments"), dict) else {})
+                              for f in functions])
+        entry["content"] = f"{entry.get('content') or ''}{written}"
+    return entry
 
 
 def _generic_history(messages: tuple[ChatMessage, ...]) -> list[dict[str, Any]]:
@@ -117,7 +132,7 @@ def plan_output(messages: tuple[ChatMessage, ...], template: ChatTemplate, *, to
     # Earlier calls and results belong in the prompt in the form this template can show: its own, where it
     # renders an assistant turn's calls, else written out as the generic format's JSON.
     native = fmt != "generic" or template.caps.tool_calls
-    history = _native_history(messages, fmt) if native else _generic_history(messages)
+    history = _native_history(messages, fmt, "tool_calls" in template.source) if native else _generic_history(messages)
     control = control or {}
     if tools is None or not tools.active:
         if fmt == "harmony":  # the framing comes out of every reply, not only of one with tools

@@ -16,6 +16,12 @@ A format is chosen from the chat template's source (never the model's name):
 * ``harmony`` — the template reads ``tools`` and frames messages with ``<|channel|>`` (gpt-oss): a call is a
   commentary message to ``functions.NAME`` whose body is the arguments JSON; the reader also takes the framing
   out of every reply.
+* ``lfm2`` — the template reads ``tools`` and lists them as LFM2 (``<|tool_list_start|>``) or LFM2.5 (a plain
+  ``List of tools: [``) do: ``<|tool_call_start|>[name(key=value, ...)]<|tool_call_end|>``, values as Python
+  literals.
+* ``functionary_v3_2`` — the template reads ``tools`` and writes an assistant's words behind ``>>>all``: a reply
+  is messages ``>>>RECIPIENT\\nBODY``, ``all`` the words and any other recipient a function with its arguments
+  JSON.
 * ``generic`` — every other template: the tools and a JSON reply format are described in a system message and
   the reply is always constrained JSON, ``{"tool_calls": [...]}`` or (``auto``) ``{"response": "..."}``.
 
@@ -40,7 +46,7 @@ ToolFormat = Literal["generic", "harmony", "hermes", "llama3", "mistral", "gemma
                      "glm_compact", "minimax_m2", "dsml", "dsml_tools", "hunyuan", "minicpm", "kimi_k2", "deepseek_r1",
                      "deepseek_v3", "mistral_args", "mistral_call_id", "functionary_v3_1",
                      "nemotron_v2", "apriel", "minimax_m1", "firefunction_v2", "granite", "gigachat", "apertus",
-                     "command_r7b"]
+                     "command_r7b", "command_r_plus", "lfm2", "functionary_v3_2"]
 
 HERMES_OPEN = "<tool_call>"
 HERMES_CLOSE = "</tool_call>"
@@ -52,6 +58,13 @@ HARMONY_MARKERS = ("<|start|>", "<|channel|>", "<|message|>", "<|end|>", "<|cons
 """gpt-oss's message framing: written out in every reply, tools or not, since the words between these tokens
 (``assistant``, ``final``) are not the answer."""
 HARMONY_CALL = "to=functions."
+LFM2_OPEN = "<|tool_call_start|>"
+LFM2_CLOSE = "<|tool_call_end|>"
+LFM2_TOOL_LIST = ("<|tool_list_start|>", "<|tool_list_end|>")
+"""LFM2's template wraps the declared tools in these; LFM2.5's writes a plain ``List of tools: [``."""
+LFM2_5_TOOL_LIST = "List of tools: ["
+FUNCTIONARY_V3_2_TEXT = ">>>all"
+"""Functionary v3.2's text message: its template writes an assistant's words behind it."""
 GEMMA_OPEN = "```tool_code"
 GEMMA_CLOSE = "```"
 
@@ -62,6 +75,8 @@ FORMAT_MARKERS: dict[ToolFormat, tuple[str, ...]] = {
     "llama3": (),  # a <|python_tag|> token before a JSON call is dropped, as llama.cpp does without built-in tools
     "mistral": (MISTRAL_OPEN,),
     "gemma": (),
+    "lfm2": (LFM2_OPEN, LFM2_CLOSE),
+    "functionary_v3_2": (),
 }
 """Markers a model's vocabulary may hold as control tokens (Mistral's ``[TOOL_CALLS]``): they are written out."""
 
@@ -159,6 +174,11 @@ def tool_format(template_source: str, supports_tools: bool) -> ToolFormat:
         return syntax.family  # type: ignore[return-value]
     if not supports_tools:
         return "generic"
+    if all(m in template_source for m in LFM2_TOOL_LIST) or (
+            LFM2_5_TOOL_LIST in template_source and LFM2_TOOL_LIST[0] not in template_source):
+        return "lfm2"
+    if FUNCTIONARY_V3_2_TEXT in template_source:
+        return "functionary_v3_2"
     if HERMES_OPEN in template_source:
         return "hermes"
     if MISTRAL_OPEN in template_source:

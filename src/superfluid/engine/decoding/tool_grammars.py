@@ -14,16 +14,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from superfluid.engine.decoding.call_syntax import SYNTAXES, syntax_lark
+from superfluid.engine.decoding.call_syntax import SYNTAXES
 from superfluid.engine.decoding.grammar import Constraint, closed_objects
 from superfluid.engine.decoding.grammar import lark_json as _json
 from superfluid.engine.decoding.grammar import lark_literal as _lit
+from superfluid.engine.decoding.pythonic_calls import keyword_arguments, lfm2_lark
+from superfluid.engine.decoding.recipient_reader import functionary_v3_2_lark
+from superfluid.engine.decoding.syntax_grammar import syntax_lark
 from superfluid.engine.decoding.tool_calls import (
     GEMMA_CLOSE,
     GEMMA_OPEN,
     HARMONY_CALL,
     HERMES_CLOSE,
     HERMES_OPEN,
+    LFM2_OPEN,
     LLAMA3_OPEN,
     MISTRAL_OPEN,
     ToolFormat,
@@ -74,6 +78,12 @@ def call_grammar(fmt: ToolFormat, policy: ToolPolicy, control: Mapping[str, int]
             array["maxItems"] = 1
         lark = f"start: {_marker(MISTRAL_OPEN, control)} {_json(array)}\n"
         trigger, at_start = MISTRAL_OPEN, False
+    elif fmt == "functionary_v3_2":  # the prompt ends in the first >>>: auto holds the reply from its start
+        lark = functionary_v3_2_lark(tools, parallel=policy.parallel, auto=policy.choice == "auto", param=param)
+        return CallGrammar(Constraint(lark=lark, param=param))
+    elif fmt == "lfm2":
+        lark = lfm2_lark(tools, policy.parallel, param, control)
+        trigger, at_start = LFM2_OPEN, False
     else:
         lark = _gemma_lark(tools, policy.parallel, param)
         trigger, at_start = GEMMA_OPEN, False
@@ -138,48 +148,12 @@ def _gemma_lark(tools: tuple[ToolSpec, ...], parallel: bool, param: str) -> str:
         if not _GEMMA_KEY.fullmatch(tool.name):
             raise ConstraintUnsatisfiable(f"'{tool.name}' cannot be written as a tool_code call", param=param)
         names.append(f"c{i}")
-        rules.append(f"c{i}: {_lit(tool.name + '(')} {_gemma_arguments(tool, f'c{i}', rules, param)} \")\"")
+        body = keyword_arguments(tool, f"c{i}", rules, param, label="tool_code", keyword=_GEMMA_KEY)
+        rules.append(f"c{i}: {_lit(tool.name + '(')} {body} \")\"")
     call = f"call: {' | '.join(names)}"
     body = 'call ("\\n" call)*' if parallel else "call"
     start = f"start: {_lit(GEMMA_OPEN + chr(10))} {body} {_lit(chr(10) + GEMMA_CLOSE)}"
     return "\n".join([start, call, *rules, 'GEMMA_KEY: /[A-Za-z_][A-Za-z0-9_]*/']) + "\n"
-
-
-def _gemma_arguments(tool: ToolSpec, prefix: str, rules: list[str], param: str) -> str:
-    """The expression for a call's keyword arguments: schema order, required ones present, values as JSON."""
-    schema = tool.parameters or {"type": "object"}
-    if not isinstance(schema, dict) or schema.get("type", "object") != "object":
-        raise ConstraintUnsatisfiable(f"tool_code calls take keyword arguments; the parameters of '{tool.name}' "
-                                      "are not an object", param=param)
-    defs = {k: schema[k] for k in ("$defs", "definitions") if k in schema}
-    properties = schema.get("properties")
-    if not isinstance(properties, dict) or not properties:
-        extra = schema.get("additionalProperties", properties is None)
-        if extra is False:
-            return '""'
-        value = _json({**(extra if isinstance(extra, dict) else {}), **defs})
-        rules.append(f'{prefix}_kv: GEMMA_KEY "=" {value}')
-        return f'({prefix}_kv (", " {prefix}_kv)*)?'
-    required = set(schema.get("required") or ())
-    keys = list(properties)
-    for i, key in enumerate(keys):
-        if not _GEMMA_KEY.fullmatch(key):
-            raise ConstraintUnsatisfiable(f"the argument '{key}' of '{tool.name}' cannot be written as a tool_code "
-                                          "keyword", param=param)
-        prop = properties[key]
-        rules.append(f"{prefix}_p{i}: {_lit(key + '=')} {_json({**prop, **defs} if isinstance(prop, dict) else prop)}")
-    # f{i}: arguments i.. when none was written yet; r{i}: the same after at least one (each behind ", ").
-    rules.append(f'{prefix}_f{len(keys)}: ""')
-    rules.append(f'{prefix}_r{len(keys)}: ""')
-    for i in reversed(range(len(keys))):
-        item, rest, first = f"{prefix}_p{i}", f"{prefix}_r{i + 1}", f"{prefix}_f{i + 1}"
-        if keys[i] in required:
-            rules.append(f"{prefix}_f{i}: {item} {rest}")
-            rules.append(f'{prefix}_r{i}: ", " {item} {rest}')
-        else:
-            rules.append(f"{prefix}_f{i}: {item} {rest} | {first}")
-            rules.append(f'{prefix}_r{i}: ", " {item} {rest} | {rest}')
-    return f"{prefix}_f0"
 
 
 # ---- generic: constrained JSON for templates without tool support --------------------------------------------
