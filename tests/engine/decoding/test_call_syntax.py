@@ -26,11 +26,12 @@ import pytest
 
 from superfluid.engine.decoding.call_syntax import PROBE_CALL, SYNTAXES, CallSyntax
 from superfluid.engine.decoding.syntax_grammar import syntax_lark
-from superfluid.engine.decoding.tool_calls import ParsedPiece, ToolSpec, tool_format
+from superfluid.engine.decoding.tool_calls import ToolSpec, tool_format
 from superfluid.engine.decoding.tool_readers import call_reader
 from superfluid.engine.models.chat_template import ChatTemplate
 from superfluid.errors import ConstraintUnsatisfiable
 from tests.engine.bundled_vocab import accepts, decode_masked, grammar_tokenizer
+from tests.engine.decoding.call_reading import every_split, read_calls
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:llama_cpp")
 
@@ -101,23 +102,8 @@ def _rendered_calls(template: ChatTemplate, count: int) -> str:
     return after[after.find(trigger, max(0, shared - len(trigger))):]
 
 
-def _read(fmt: str, pieces: list[str], tools: tuple[ToolSpec, ...] = ()) -> tuple[str, list[dict[str, Any]]]:
-    reader = call_reader(fmt, tools)  # type: ignore[arg-type]
-    parsed: list[ParsedPiece] = [reader.feed(piece) for piece in pieces] + [reader.finish()]
-    calls: dict[int, dict[str, Any]] = {}
-    for piece in parsed:
-        for delta in piece.calls:
-            if delta.name is not None:
-                assert delta.id, "a call opens with its id"
-                calls[delta.index] = {"name": delta.name, "arguments": ""}
-            calls[delta.index]["arguments"] += delta.arguments
-    out = [{"name": c["name"], "arguments": json.loads(c["arguments"])} for _, c in sorted(calls.items())]
-    return "".join(p.content for p in parsed), out
 
 
-def _every_split(text: str) -> list[list[str]]:
-    """The text whole, one character at a time, and in pieces of 2, 3, 5, 7 and 11 characters."""
-    return [[text], list(text)] + [[text[i: i + n] for i in range(0, len(text), n)] for n in (2, 3, 5, 7, 11)]
 
 
 # ---- the published templates -----------------------------------------------------------------------------------
@@ -159,8 +145,8 @@ def test_every_syntax_template_s_own_calls_read_back(name: str, count: int) -> N
     assert rendered >= 1, text
     wanted = [{"name": PROBE_CALL[0], "arguments": PROBE_CALL[1]}] * rendered
     for tools in ((WEATHER,), ()):  # with the schema (values typed by it) and without (typed by their text)
-        for pieces in _every_split(text):
-            content, calls = _read(template.call_format, pieces, tools)
+        for pieces in every_split(text):
+            content, calls = read_calls(template.call_format, pieces, tools)
             assert calls == wanted, (pieces[:3], calls)
             assert "get_weather" not in content and "Paris" not in content, content
 
@@ -241,8 +227,8 @@ FIXTURES: list[tuple[str, str, tuple[ToolSpec, ...], str, list[dict[str, Any]]]]
 @pytest.mark.parametrize("case", range(len(FIXTURES)))
 def test_replies_read_into_words_and_calls_in_pieces_of_every_size(case: int) -> None:
     fmt, reply, tools, words, wanted = FIXTURES[case]
-    for pieces in _every_split(reply):
-        content, calls = _read(fmt, pieces, tools)
+    for pieces in every_split(reply):
+        content, calls = read_calls(fmt, pieces, tools)
         assert content == words, (pieces[:3], content)
         assert calls == wanted, (pieces[:3], calls)
 
@@ -255,9 +241,9 @@ def test_a_string_value_streams_as_it_is_written() -> None:
 
 
 def test_words_that_only_look_like_a_call_stay_words() -> None:
-    content, calls = _read("deepseek_v3", ["Use <｜tool", " carefully."])
+    content, calls = read_calls("deepseek_v3", ["Use <｜tool", " carefully."])
     assert (content, calls) == ("Use <｜tool carefully.", [])
-    content, calls = _read("minimax_m2", ["<minimax:tool_call>\nnot a call"])
+    content, calls = read_calls("minimax_m2", ["<minimax:tool_call>\nnot a call"])
     assert calls == [] and content.endswith("not a call")
 
 
@@ -297,7 +283,7 @@ def test_random_decoding_reads_back_as_valid_calls(fmt: str, parallel: bool) -> 
     grammar = syntax_lark(SYNTAXES[fmt], tools, parallel=parallel, param="tool_choice")
     for seed in range(4):
         text = decode_masked(grammar_tokenizer().state(grammar), seed, 800)
-        _, calls = _read(fmt, [text[i: i + 3] for i in range(0, len(text), 3)], tools)
+        _, calls = read_calls(fmt, [text[i: i + 3] for i in range(0, len(text), 3)], tools)
         assert calls, text
         if not parallel:
             assert len(calls) == 1, text

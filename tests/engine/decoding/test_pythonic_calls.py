@@ -4,7 +4,6 @@ whole and in pieces, and held by a grammar whose random decodings read back as v
 from __future__ import annotations
 
 import functools
-import json
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +13,11 @@ import pytest
 from superfluid.engine.decoding.output_plan import plan_output
 from superfluid.engine.decoding.pythonic_calls import lfm2_lark, literal_json, write_lfm2
 from superfluid.engine.decoding.tool_calls import ToolPolicy, ToolSpec
-from superfluid.engine.decoding.tool_readers import call_reader
 from superfluid.engine.models.chat_template import ChatTemplate
 from superfluid.engine.types import ChatMessage
 from superfluid.errors import ConstraintUnsatisfiable
 from tests.engine.bundled_vocab import accepts, decode_masked, grammar_tokenizer
+from tests.engine.decoding.call_reading import every_split, read_calls
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:llama_cpp")
 
@@ -42,22 +41,8 @@ def _template(name: str) -> ChatTemplate:
     return ChatTemplate((FOLDER / name).read_text(), name=name, bos_token="<s>", eos_token="</s>")
 
 
-def _read(pieces: list[str]) -> tuple[str, list[dict[str, Any]]]:
-    reader = call_reader("lfm2")
-    parsed = [reader.feed(piece) for piece in pieces] + [reader.finish()]
-    calls: dict[int, dict[str, Any]] = {}
-    for piece in parsed:
-        for delta in piece.calls:
-            if delta.name is not None:
-                assert delta.id and delta.index == len(calls), "calls open in order, each with its id"
-                calls[delta.index] = {"name": delta.name, "arguments": ""}
-            calls[delta.index]["arguments"] += delta.arguments
-    out = [{"name": c["name"], "arguments": json.loads(c["arguments"])} for _, c in sorted(calls.items())]
-    return "".join(p.content for p in parsed), out
 
 
-def _every_split(text: str) -> list[list[str]]:
-    return [[text], list(text)] + [[text[i: i + n] for i in range(0, len(text), n)] for n in (2, 3, 5, 7, 11)]
 
 
 def _accepts(grammar: str, text: str) -> bool:
@@ -86,8 +71,8 @@ def test_the_family_writes_calls_as_lfm25_s_template_does_and_reads_them_back(co
     written = write_lfm2([PROBE] * count)
     assert written in text, (written, text)
     reply = text[text.index(written):text.index(written) + len(written)]
-    for pieces in _every_split(reply):
-        content, read = _read(pieces)
+    for pieces in every_split(reply):
+        content, read = read_calls("lfm2", pieces)
         assert content == "" and read == [{"name": PROBE[0], "arguments": PROBE[1]}] * count, (pieces[:3], read)
 
 
@@ -127,8 +112,8 @@ FIXTURES: list[tuple[str, str, list[dict[str, Any]]]] = [
 @pytest.mark.parametrize("case", range(len(FIXTURES)))
 def test_replies_read_into_words_and_calls_in_pieces_of_every_size(case: int) -> None:
     reply, words, wanted = FIXTURES[case]
-    for pieces in _every_split(reply):
-        assert _read(pieces) == (words, wanted), pieces[:3]
+    for pieces in every_split(reply):
+        assert read_calls("lfm2", pieces) == (words, wanted), pieces[:3]
 
 
 def test_python_literals_become_json() -> None:
@@ -165,7 +150,7 @@ def test_random_decoding_reads_back_as_valid_calls(parallel: bool) -> None:
     grammar = lfm2_lark(tools, parallel, "tool_choice", {})
     for seed in range(6):
         text = decode_masked(grammar_tokenizer().state(grammar), seed, 800)
-        _, calls = _read([text[i: i + 3] for i in range(0, len(text), 3)])
+        _, calls = read_calls("lfm2", [text[i: i + 3] for i in range(0, len(text), 3)])
         assert calls and (parallel or len(calls) == 1), text
         for call in calls:
             jsonschema.validate(call["arguments"], schemas[call["name"]])

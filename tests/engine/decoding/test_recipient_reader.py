@@ -13,10 +13,10 @@ import pytest
 
 from superfluid.engine.decoding.recipient_reader import functionary_v3_2_lark, write_functionary_v3_2
 from superfluid.engine.decoding.tool_calls import ToolSpec
-from superfluid.engine.decoding.tool_readers import call_reader
 from superfluid.engine.models.chat_template import ChatTemplate
 from superfluid.errors import ConstraintUnsatisfiable
 from tests.engine.bundled_vocab import accepts, decode_masked, grammar_tokenizer
+from tests.engine.decoding.call_reading import every_split, read_calls
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:llama_cpp")
 
@@ -37,22 +37,8 @@ def _template(name: str = NAME) -> ChatTemplate:
     return ChatTemplate((FOLDER / name).read_text(), name=name, bos_token="<s>", eos_token="</s>")
 
 
-def _read(pieces: list[str]) -> tuple[str, list[dict[str, Any]]]:
-    reader = call_reader("functionary_v3_2")
-    parsed = [reader.feed(piece) for piece in pieces] + [reader.finish()]
-    calls: dict[int, dict[str, Any]] = {}
-    for piece in parsed:
-        for delta in piece.calls:
-            if delta.name is not None:
-                assert delta.id and delta.index == len(calls), "calls open in order, each with its id"
-                calls[delta.index] = {"name": delta.name, "arguments": ""}
-            calls[delta.index]["arguments"] += delta.arguments
-    out = [{"name": c["name"], "arguments": json.loads(c["arguments"])} for _, c in sorted(calls.items())]
-    return "".join(p.content for p in parsed), out
 
 
-def _every_split(text: str) -> list[list[str]]:
-    return [[text], list(text)] + [[text[i: i + n] for i in range(0, len(text), n)] for n in (2, 3, 5, 7, 11)]
 
 
 def _accepts(grammar: str, text: str) -> bool:
@@ -77,8 +63,8 @@ def test_the_family_writes_calls_as_its_template_does_and_reads_them_back(count:
     written = write_functionary_v3_2([PROBE] * count)
     assert written + "<|eot_id|>" in text, (written, text)
     for reply in (written, written[3:]):  # as the history holds it, and after the prompt's own >>>
-        for pieces in _every_split(reply):
-            content, read = _read(pieces)
+        for pieces in every_split(reply):
+            content, read = read_calls("functionary_v3_2", pieces)
             assert (content, read) == ("", [{"name": PROBE[0], "arguments": PROBE[1]}] * count), pieces[:3]
 
 
@@ -96,8 +82,8 @@ FIXTURES: list[tuple[str, str, list[dict[str, Any]]]] = [
 @pytest.mark.parametrize("case", range(len(FIXTURES)))
 def test_replies_read_into_words_and_calls_in_pieces_of_every_size(case: int) -> None:
     reply, words, wanted = FIXTURES[case]
-    for pieces in _every_split(reply):
-        assert _read(pieces) == (words, wanted), pieces[:3]
+    for pieces in every_split(reply):
+        assert read_calls("functionary_v3_2", pieces) == (words, wanted), pieces[:3]
 
 
 def test_the_grammar_takes_the_family_s_writing_and_nothing_invented() -> None:
@@ -126,7 +112,7 @@ def test_random_decoding_reads_back_as_valid_calls(parallel: bool) -> None:
     grammar = functionary_v3_2_lark(tools, parallel=parallel, auto=False, param="tool_choice")
     for seed in range(4):
         text = decode_masked(grammar_tokenizer().state(grammar), seed, 800)
-        _, calls = _read([text[i: i + 3] for i in range(0, len(text), 3)])
+        _, calls = read_calls("functionary_v3_2", [text[i: i + 3] for i in range(0, len(text), 3)])
         assert calls and (parallel or len(calls) == 1), text
         for call in calls:
             jsonschema.validate(call["arguments"], schemas[call["name"]])
