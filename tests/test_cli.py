@@ -304,3 +304,17 @@ def test_a_fim_model_that_is_not_served_stops_serve_in_one_line(
     assert cli.main(["serve", "smollm2-135m-instruct", "--fim-model", "coder"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "--fim-model 'coder'" in err and "smollm2-135m-instruct" in err, err
+
+
+def test_a_database_that_cannot_be_read_stops_serve_in_one_line_and_is_kept(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from superfluid import cli
+
+    monkeypatch.setattr(cli, "configure_logging", lambda level, fmt: None)
+    damaged = tmp_path / "state.sqlite3"
+    garbage = b"this is not a database\n" * 512
+    damaged.write_bytes(garbage)
+    assert cli.main(["serve", "--sessions", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and str(damaged) in err and "not a database" in err and "move" in err, err
+    assert damaged.read_bytes() == garbage  # never rewritten

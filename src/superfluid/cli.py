@@ -32,6 +32,7 @@ from superfluid.settings import (
     parse_override,
     parse_size,
 )
+from superfluid.state import unusable
 from superfluid.state.location import default_sessions_dir
 
 log = logging.getLogger("superfluid")
@@ -394,11 +395,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"superfluid: {problem}", file=sys.stderr)
         return 2
     sessions = settings.sessions_dir or default_sessions_dir()
-    try:
-        sessions.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        print(f"superfluid: cannot use the sessions directory {sessions} ({exc}); choose one with --sessions",
-              file=sys.stderr)
+    if (problem := unusable(sessions, settings.state_url)) is not None:
+        print(f"superfluid: {problem}; choose another directory with --sessions", file=sys.stderr)
         return 2
     _warn_if_open(settings, access)
     limits = fit_descriptors(ConnectionLimits.from_settings(settings))

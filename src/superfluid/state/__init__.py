@@ -8,6 +8,7 @@ stored thing has a module of its own (``responses``, ``files``, ``batches``).
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from superfluid.state.batches import BatchStore
@@ -30,6 +31,7 @@ __all__ = [
     "StoredFile",
     "as_storage_error",
     "default_sessions_dir",
+    "unusable",
 ]
 
 
@@ -58,3 +60,21 @@ class State:
 
     async def close(self) -> None:
         await self.database.close()
+
+
+def unusable(sessions_dir: Path, url: str | None = None) -> str | None:
+    """Why the state store cannot be used, or None: the database is created or opened and migrated, then closed
+    again, before the server listens (serve stops with the reason; docs/limits.md, "Storage faults")."""
+
+    async def probe() -> None:
+        database = State(sessions_dir, Bounds(), url=url).database
+        try:
+            await database.open()
+        finally:
+            await database.close()
+
+    try:
+        asyncio.run(probe())
+    except StateError as exc:
+        return str(exc)
+    return None

@@ -22,8 +22,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from superfluid.errors import StorageFull, StorageUnavailable
 from superfluid.state.contents import Contents, DiskContents
-from superfluid.state.errors import StateError, as_storage_error
+from superfluid.state.errors import SchemaTooNew, StateError, as_storage_error
 from superfluid.state.migrations import MIGRATIONS, Migration, migrate
 
 log = logging.getLogger(__name__)
@@ -106,7 +107,9 @@ class _Worker:
                 continue
             if conn is None:
                 assert failure is not None
-                future.set_exception(StateError(f"cannot open {self._path}: {failure}"))
+                refused = StateError(f"cannot open {self._path}: {failure}")
+                refused.__cause__ = failure
+                future.set_exception(refused)
                 continue
             try:
                 future.set_result(work(conn))
@@ -138,9 +141,14 @@ class Database:
         try:
             version = await asyncio.wrap_future(self._writer.submit(
                 lambda conn: migrate(conn, self._migrations, where=str(self.path))))
-        except sqlite3.Error as exc:
+        except SchemaTooNew:
             await self.close()
-            raise StateError(f"cannot prepare the sessions database {self.path}: {exc}") from exc
+            raise
+        except (sqlite3.Error, StateError, StorageFull, StorageUnavailable) as exc:
+            await self.close()
+            fault = exc.__cause__ or exc
+            raise StateError(f"cannot open the sessions database {self.path}: {fault} (superfluid never "
+                             "rewrites a database it cannot read: move the file aside to start afresh)") from exc
         except BaseException:
             await self.close()
             raise

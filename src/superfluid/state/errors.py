@@ -30,11 +30,12 @@ def as_storage_error(exc: BaseException) -> BaseException:
         return exc
     full = StorageFull(f"the sessions directory's file system is full; nothing was stored ({exc})")
     unavailable = StorageUnavailable(f"the sessions directory cannot be used now; nothing was stored ({exc})")
+    told: BaseException = exc
     if isinstance(exc, sqlite3.Error):
         code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
-        if code == _SQLITE_FULL:
-            return full
-        return unavailable if code in _SQLITE_STORAGE else exc
-    if isinstance(exc, OSError):
-        return full if exc.errno in _FULL_ERRNOS else unavailable
-    return exc
+        told = full if code == _SQLITE_FULL else unavailable if code in _SQLITE_STORAGE else exc
+    elif isinstance(exc, OSError):
+        told = full if exc.errno in _FULL_ERRNOS else unavailable
+    if told is not exc:
+        told.__cause__ = exc  # the fault itself, for the log and for start-up's message
+    return told
