@@ -179,6 +179,16 @@ def test_namespace_tools_are_flattened_and_hosted_tools_left_out() -> None:
     assert rin.tool_policy({"tools": [{"type": "web_search_preview"}]}).tools == ()
 
 
+@pytest.mark.parametrize(("inner", "param"), [
+    ({"type": "function", "name": 5}, "tools[0].tools[0].name"),
+    ({"type": "function", "name": "f", "parameters": "{}"}, "tools[0].tools[0].parameters"),
+])
+def test_a_namespace_function_is_checked_as_a_flat_one(inner: dict[str, Any], param: str) -> None:
+    with pytest.raises(InvalidRequest) as caught:
+        rin.tool_policy({"tools": [{"type": "namespace", "name": "ns", "tools": [inner]}]})
+    assert caught.value.param == param
+
+
 def test_two_functions_of_one_name_are_a_400() -> None:
     fn = {"type": "function", "name": "run", "parameters": {"type": "object"}}
     with pytest.raises(InvalidRequest) as caught:

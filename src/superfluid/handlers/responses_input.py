@@ -199,14 +199,18 @@ def tool_policy(body: dict[str, Any]) -> ToolPolicy:
     seen: set[str] = set()
     for where, tool, _ in function_tools(body):
         name = tool.get("name")
-        if not name:
+        if not name or not isinstance(name, str):
             raise InvalidRequest("a function tool needs a name", param=f"{where}.name")
+        # A namespace's tools are not typed by the document: check what the top level's schema would.
+        if tool.get("parameters") is not None and not isinstance(tool["parameters"], dict):
+            raise InvalidRequest("a function tool's parameters must be a JSON schema object",
+                                 param=f"{where}.parameters")
         if name in seen:
             raise InvalidRequest(f"two function tools are named '{name}' (namespaces are flattened: their "
                                  "functions share one set of names)", param=f"{where}.name")
         seen.add(name)
         tools.append({"type": "function", "function": {
-            "name": name, "description": tool.get("description") or "", "parameters": tool.get("parameters")}})
+            "name": name, "description": str(tool.get("description") or ""), "parameters": tool.get("parameters")}})
     choice = body.get("tool_choice")
     if isinstance(choice, dict):
         if choice.get("type") != "function":
