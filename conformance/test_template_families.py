@@ -45,6 +45,7 @@ FAMILIES = {
     "harmony": "openai-gpt-oss-120b.jinja",  # channels; the framing comes out of every reply
     "apertus": "Apertus-8B-Instruct.jinja",  # {"NAME": arguments} objects in a list
     "lfm2": "LFM2.5-8B-A1B.jinja",  # Python calls with Python-literal values, read by their own reader
+    "gemma4": "google-gemma-4-31B-it.jinja",  # call:NAME{key:value} with its own string marks, schema-held values
 }
 """Functionary v3.2 and Command R+ are left to the sweep (benchmarks/template_calls.py) to keep this module's
 time down; their readers and grammars are covered by tests/engine/decoding. Command R7B (the position inside the

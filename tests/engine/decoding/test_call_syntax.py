@@ -25,10 +25,12 @@ import jsonschema
 import pytest
 
 from superfluid.engine.decoding.call_syntax import PROBE_CALL, SYNTAXES, CallSyntax
+from superfluid.engine.decoding.output_plan import plan_output
 from superfluid.engine.decoding.syntax_grammar import syntax_lark
-from superfluid.engine.decoding.tool_calls import ToolSpec, tool_format
+from superfluid.engine.decoding.tool_calls import ToolPolicy, ToolSpec, tool_format
 from superfluid.engine.decoding.tool_readers import call_reader
 from superfluid.engine.models.chat_template import ChatTemplate
+from superfluid.engine.types import ChatMessage
 from superfluid.errors import ConstraintUnsatisfiable
 from tests.engine.bundled_vocab import accepts, decode_masked, grammar_tokenizer
 from tests.engine.decoding.call_reading import every_split, read_calls
@@ -66,6 +68,7 @@ SOURCES = {
     "gigachat": "GigaChat3.1-10B-A1.8B.jinja", "apertus": "Apertus-8B-Instruct.jinja",
     "command_r7b": "CohereForAI-c4ai-command-r7b-12-2024-tool_use.jinja",
     "command_r_plus": "CohereForAI-c4ai-command-r-plus-tool_use.jinja",
+    "solar_open": "upstage-Solar-Open-100B.jinja", "gigachat_v3": "GigaChat3-10B-A1.8B.jinja",
 }
 
 
@@ -122,10 +125,27 @@ def test_a_family_writes_calls_as_its_template_does(fmt: str) -> None:
     one = _rendered_calls(template, 1)
     if fmt == "mistral_call_id":  # the template writes the history's own id where the grammar has any nine
         one = one.replace("[CALL_ID]abcDEF120", "[CALL_ID]000000000")
+    if fmt == "solar_open":  # the same, with ten characters
+        one = one.replace("<|tool_call:begin|>abcDEF120", "<|tool_call:begin|>0000000000")
     if fmt == "command_r_plus":  # the template indents the arguments' JSON, which the grammar writes compact
         indented = textwrap.indent(json.dumps(PROBE_CALL[1], indent=4), " " * 8).lstrip()
         one = one.replace(indented, json.dumps(PROBE_CALL[1]))
     assert one.startswith(syntax.write([PROBE_CALL]).lstrip()), (one, syntax.write([PROBE_CALL]))
+
+
+def test_a_one_call_family_gets_earlier_parallel_calls_one_a_turn() -> None:
+    template = _template(SOURCES["gigachat_v3"])
+    calls = [{"id": f"c{i}", "type": "function", "function": {"name": "get_weather", "arguments": {"city": city}}}
+             for i, city in enumerate(("Oslo", "Bergen"))]
+    history = (ChatMessage(role="user", content="Weather?"),
+               ChatMessage(role="assistant", content="", extra={"tool_calls": calls}),
+               ChatMessage(role="tool", content="Sunny.", extra={"tool_call_id": "c0"}),
+               ChatMessage(role="tool", content="Rain.", extra={"tool_call_id": "c1"}))
+    plan = plan_output(history, template, tools=ToolPolicy((WEATHER,)), constraint=None)
+    text = template.render(plan.messages, tools=plan.template_tools).text
+    oslo, bergen = (SYNTAXES["gigachat_v3"].write([("get_weather", {"city": c})]) for c in ("Oslo", "Bergen"))
+    assert oslo in text and bergen in text, text
+    assert text.index(oslo) < text.index("Sunny.") < text.index(bergen) < text.index("Rain.")
 
 
 def test_the_templates_that_drop_calls_do() -> None:
@@ -215,6 +235,15 @@ FIXTURES: list[tuple[str, str, tuple[ToolSpec, ...], str, list[dict[str, Any]]]]
     ("minicpm",
      "<function name=\"get_weather\"><param name=\"city\">Paris</param></function> Done.",
      (WEATHER,), "Done.", [{"name": "get_weather", "arguments": {"city": "Paris"}}]),
+    ("solar_open",  # as the template's instruction shows it: a ten-character id before the name
+     "<|tool_calls|><|tool_call:begin|>a1b2c3d4e5<|tool_call:name|>get_weather<|tool_call:args|>"
+     "{\"city\": \"Seoul\"}<|tool_call:end|><|tool_call:begin|>f6g7h8i9j0<|tool_call:name|>get_time"
+     "<|tool_call:args|>{}<|tool_call:end|><|calls|>",
+     (), "", [{"name": "get_weather", "arguments": {"city": "Seoul"}}, {"name": "get_time", "arguments": {}}]),
+    ("gigachat_v3",  # words, then the call as a message of its own role
+     "Let me check.<|message_sep|>\n\nfunction call<|role_sep|>\n{\"name\": \"get_weather\", \"arguments\": "
+     "{\"city\": \"Moscow\"}}",
+     (), "Let me check.", [{"name": "get_weather", "arguments": {"city": "Moscow"}}]),
     ("command_r_plus",  # as the template's own instruction shows it: Action: and a fenced list of actions
      "I will look up the weather.\nAction: ```json\n[\n    {\n        \"tool_name\": \"get_weather\",\n"
      "        \"parameters\": {\"city\": \"Toronto\", \"days\": 1}\n    },\n    {\"tool_name\": \"get_time\", "
@@ -264,7 +293,8 @@ def test_the_grammar_takes_the_family_s_writing_and_nothing_invented(fmt: str) -
     assert _accepts(one, syntax.write([("get_weather", {"city": "Paris"})])), "an optional argument may be left out"
     assert _accepts(one, syntax.write([("get_time", {})]))
     assert not _accepts(one, syntax.write([call, ("get_time", {})])), "one call unless parallel calls were asked"
-    assert _accepts(two, syntax.write([call, ("get_time", {})]))
+    # GigaChat 3's template writes one call a turn: its replies hold one call even with parallel calls.
+    assert _accepts(two, syntax.write([call, ("get_time", {})])) is not syntax.one_call
     assert not _accepts(one, syntax.write([("get_weather", {"days": 2})])), "a required argument is missing"
     assert not _accepts(one, syntax.write([("get_weather", {"city": "Paris", "extra": 1})])), "arguments are closed"
     assert not _accepts(one, syntax.write([("get_news", {})])), "only the tools given"

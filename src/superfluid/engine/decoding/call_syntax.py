@@ -5,9 +5,9 @@ Most native formats that are not a JSON object per call share one of two shapes:
     [section_open] call (call_sep call)* [section_close]
     call = call_open NAME name_end ARGUMENTS call_close
 
-where ARGUMENTS is either one JSON object (DeepSeek, Kimi K2, Mistral's ``[ARGS]``, Functionary v3.1, and the
-JSON call objects between markers of Nemotron Nano 2, Apriel, MiniMax M1, FireFunction, Granite 3.3, GigaChat,
-Apertus and Command R+, whose ``{"name": "`` is a piece like any other) or a
+where ARGUMENTS is either one JSON object (DeepSeek, Kimi K2, Mistral's ``[ARGS]``, Functionary v3.1, Solar Open,
+and the JSON call objects between markers of Nemotron Nano 2, Apriel, MiniMax M1, FireFunction, Granite 3.3,
+GigaChat 3 and 3.1, Apertus and Command R+, whose ``{"name": "`` is a piece like any other) or a
 run of ``arg_open KEY arg_mid VALUE arg_close`` pairs (Qwen3-Coder, Seed-OSS, GLM, MiniMax M2, DeepSeek's DSML,
 Hunyuan, MiniCPM), whose string values are written raw and other values as JSON. One
 :class:`CallSyntax` per family holds the pieces exactly as the family's template writes them (the tests render
@@ -24,13 +24,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-PLACEHOLDER = re.compile(r"\{(index|id)\}")
+PLACEHOLDER = re.compile(r"\{(index|id|id10)\}")
 """What stands in ``call_open`` or ``name_end`` for a call's 0-based position in the reply (``{index}``: Kimi K2's
-``functions.name:0``) or for its id (``{id}``: Mistral's ``[CALL_ID]``, nine letters and digits)."""
+``functions.name:0``) or for its id (``{id}``: Mistral's ``[CALL_ID]``, nine letters and digits; ``{id10}``: Solar
+Open's, ten lowercase letters and digits)."""
 
 
 def _fill(piece: str, index: int) -> str:
-    return piece.replace("{index}", str(index)).replace("{id}", f"{index:09d}")
+    return piece.replace("{index}", str(index)).replace("{id}", f"{index:09d}").replace("{id10}", f"{index:010d}")
 
 
 @dataclass(frozen=True)
@@ -51,10 +52,17 @@ class CallSyntax:
     arg_mid_json: str = ""
     """Between a key and a value written as JSON, where the family marks the two apart (DSML's
     ``string="false"``)."""
+    trigger_text: str = ""
+    """What starts the calls, where it is more than the opening's first line (GigaChat 3's opening begins with
+    the end of the message before it)."""
+    one_call: bool = False
+    """A reply holds one call, parallel calls or not (GigaChat 3's template writes one call a turn)."""
 
     @property
     def trigger(self) -> str:
         """What starts the calls: the grammar of ``auto`` engages from here."""
+        if self.trigger_text:
+            return self.trigger_text
         return PLACEHOLDER.split((self.section_open or self.call_open).strip().split("\n")[0])[0]
 
     @property
@@ -171,12 +179,18 @@ _FIREFUNCTION = replace(_NEMOTRON_V2, family="firefunction_v2", section_open=" f
 _GRANITE = replace(_NEMOTRON_V2, family="granite", section_open="<|tool_call|>[", section_close="]")
 _GIGACHAT = CallSyntax("gigachat", call_open='<|function_call|>{"name": "', name_end='", "arguments": ',
                        call_close="}")
+_GIGACHAT_V3 = CallSyntax("gigachat_v3", call_open='<|message_sep|>\n\nfunction call<|role_sep|>\n{"name": "',
+                          name_end='", "arguments": ', call_close="}",
+                          trigger_text="<|message_sep|>\n\nfunction call<|role_sep|>", one_call=True)
 _COMMAND = CallSyntax("command_r7b", section_open="<|START_ACTION|>[\n    ", section_close="\n]<|END_ACTION|>",
                       call_sep=",\n    ", call_open='{"tool_call_id": "{index}", "tool_name": "',
                       name_end='", "parameters": ', call_close="}")
 _COMMAND_R_PLUS = CallSyntax("command_r_plus", section_open="Action:\n```json\n[\n", section_close="\n]```",
                              call_sep=",\n", call_open='    {\n        "tool_name": "',
                              name_end='",\n        "parameters": ', call_close="\n    }")
+_SOLAR_OPEN = CallSyntax("solar_open", section_open="<|tool_calls|>", section_close="<|calls|>",
+                         call_open="<|tool_call:begin|>{id10}<|tool_call:name|>", name_end="<|tool_call:args|>",
+                         call_close="<|tool_call:end|>")
 _APERTUS = CallSyntax("apertus", section_open="<|tools_prefix|>[", section_close="]<|tools_suffix|>",
                       call_sep=", ", call_open='{"', name_end='": ', call_close="}")
 
@@ -200,7 +214,9 @@ _DETECTION: tuple[tuple[tuple[str, ...], CallSyntax], ...] = (
     (("<|START_ACTION|>",), _COMMAND),
     (("Action:", "```json", '"tool_name": "'), _COMMAND_R_PLUS),
     (("<|tools_prefix|>",), _APERTUS),
+    (("<|tool_call:begin|>", "<|tool_call:name|>"), _SOLAR_OPEN),
     (("<|function_call|>",), _GIGACHAT),
+    (("<|role_sep|>", "<|message_sep|>", "function call"), _GIGACHAT_V3),
     (("[TOOL_CALLS]", "[ARGS]", "[CALL_ID]"), _MISTRAL_CALL_ID),
     (("[TOOL_CALLS]", "[ARGS]"), _MISTRAL_ARGS),
     (('<function name="', '<param name="'), _MINICPM),
@@ -219,7 +235,8 @@ def detect_syntax(source: str) -> CallSyntax | None:
 SYNTAXES: dict[str, CallSyntax] = {s.family: s for s in (
     _QWEN3_CODER, _SEED_OSS, _GLM, _GLM_COMPACT, _MINIMAX_M2, _DSML_FUNCTIONS, _DSML_TOOLS, _HUNYUAN, _MINICPM,
     _KIMI_K2, _DEEPSEEK_R1, _DEEPSEEK_V3, _MISTRAL_ARGS, _MISTRAL_CALL_ID, _FUNCTIONARY, _NEMOTRON_V2, _APRIEL,
-    _MINIMAX_M1, _FIREFUNCTION, _GRANITE, _GIGACHAT, _APERTUS, _COMMAND, _COMMAND_R_PLUS)}
+    _MINIMAX_M1, _FIREFUNCTION, _GRANITE, _GIGACHAT, _APERTUS, _COMMAND, _COMMAND_R_PLUS, _SOLAR_OPEN,
+    _GIGACHAT_V3)}
 """Every syntax by its format name (a family with two layouts has a name for each)."""
 
 _LAYOUTS = {"glm": ("glm", "glm_compact"), "apriel": ("apriel", "minimax_m1")}

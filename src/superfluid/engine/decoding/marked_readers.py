@@ -24,7 +24,7 @@ from superfluid.engine.decoding.tool_calls import (
 )
 
 
-class _MarkedReader:
+class MarkedReader:
     """Content streams until the format's marker; the calls after it are read by ``_read_calls``.
 
     Whitespace right after the calls is not content."""
@@ -82,7 +82,7 @@ class _MarkedReader:
         return CallObjectReader(self.calls_seen - 1, new_id)
 
 
-class HermesReader(_MarkedReader):
+class HermesReader(MarkedReader):
     """``<tool_call>\\n{"name": ..., "arguments": ...}\\n</tool_call>``, one call per block."""
 
     marker = HERMES_OPEN
@@ -103,7 +103,7 @@ class HermesReader(_MarkedReader):
         return True
 
 
-class MistralReader(_MarkedReader):
+class MistralReader(MarkedReader):
     """``[TOOL_CALLS][{"name": ..., "arguments": ...}, ...]``; ids are Mistral's 9 alphanumeric characters."""
 
     marker = MISTRAL_OPEN
@@ -138,7 +138,7 @@ class MistralReader(_MarkedReader):
         return False
 
 
-class GemmaReader(_MarkedReader):
+class GemmaReader(MarkedReader):
     """````` ```tool_code\\nname(key=value, ...)\\n``` `````, one call per line; values are JSON.
 
     Each call opens once ``name(`` is read; its keyword arguments stream as the fragments of a JSON object."""
@@ -223,7 +223,7 @@ def python_value_end(text: str) -> int | None:
     return None
 
 
-class Lfm2Reader(_MarkedReader):
+class Lfm2Reader(MarkedReader):
     """``<|tool_call_start|>[name(key=value, ...), ...]<|tool_call_end|>``, values as Python literals (or JSON).
 
     A call opens once ``name(`` is read; each value is read whole and written as JSON. A list of JSON call

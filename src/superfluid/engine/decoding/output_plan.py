@@ -8,12 +8,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from superfluid.engine.decoding.call_syntax import SYNTAXES
+from superfluid.engine.decoding.gemma4_calls import TOOL_ROLE_NOTE, fold_tool_responses
 from superfluid.engine.decoding.grammar import Constraint, LazyGrammar, compile_constraint
 from superfluid.engine.decoding.pythonic_calls import write_lfm2
 from superfluid.engine.decoding.tool_calls import ToolFormat, ToolPolicy, ToolSpec, mistral_call_id
 from superfluid.engine.decoding.tool_grammars import call_grammar, generic_system_prompt, syntax_system_prompt
 from superfluid.engine.decoding.tool_readers import CallReader, call_reader
 from superfluid.engine.models.chat_template import ChatTemplate
+from superfluid.engine.models.template_caps import one_call_a_turn
 from superfluid.engine.types import ChatMessage
 from superfluid.errors import UnsupportedParameter
 
@@ -133,6 +135,10 @@ def plan_output(messages: tuple[ChatMessage, ...], template: ChatTemplate, *, to
     # renders an assistant turn's calls, else written out as the generic format's JSON.
     native = fmt != "generic" or template.caps.tool_calls
     history = _native_history(messages, fmt, "tool_calls" in template.source) if native else _generic_history(messages)
+    if fmt == "gemma4" and TOOL_ROLE_NOTE not in template.source:
+        history = fold_tool_responses(history)
+    if fmt in SYNTAXES and SYNTAXES[fmt].one_call:  # the template writes one call a turn and drops the rest
+        history = one_call_a_turn(history)
     control = control or {}
     if tools is None or not tools.active:
         if fmt == "harmony":  # the framing comes out of every reply, not only of one with tools

@@ -23,13 +23,14 @@ from superfluid.errors import ConstraintUnsatisfiable
 def _piece(text: str, control: Mapping[str, int], index: str | None = None) -> str:
     """A piece as a Lark expression: its special parts either as text or as the control token that spells
     them, ``{index}`` as the call's position (``index``, or any number) and ``{id}`` as nine letters and
-    digits."""
+    digits (``{id10}`` as ten lowercase letters and digits)."""
     items: list[str] = []
     for part in piece_parts(text):
         for i, bit in enumerate(PLACEHOLDER.split(part)):
             if i % 2:
                 items.append(_lit(index) if bit == "index" and index is not None else
-                             "/[0-9]+/" if bit == "index" else "/[A-Za-z0-9]{9}/")
+                             "/[0-9]+/" if bit == "index" else "/[a-z0-9]{10}/" if bit == "id10" else
+                             "/[A-Za-z0-9]{9}/")
             elif bit in control:
                 items.append(f"({_lit(bit)} | <[{control[bit]}]>)")
             elif bit:
@@ -41,6 +42,7 @@ def syntax_lark(syntax: CallSyntax, tools: tuple[ToolSpec, ...], *, parallel: bo
                 control: Mapping[str, int] | None = None) -> str:
     """The grammar of a reply that is one call (or, ``parallel``, several) to ``tools`` in this syntax."""
     control = control or {}
+    parallel = parallel and not syntax.one_call
     rules: list[str] = []
     names = []
     for i, tool in enumerate(tools):

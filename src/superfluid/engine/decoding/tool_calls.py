@@ -22,6 +22,8 @@ A format is chosen from the chat template's source (never the model's name):
 * ``functionary_v3_2`` — the template reads ``tools`` and writes an assistant's words behind ``>>>all``: a reply
   is messages ``>>>RECIPIENT\\nBODY``, ``all`` the words and any other recipient a function with its arguments
   JSON.
+* ``gemma4`` — the template reads ``tools`` and writes ``<|tool_call>call:`` (Gemma 4):
+  ``<|tool_call>call:NAME{key:<|"|>text<|"|>,n:2}<tool_call|>``, bare keys and Gemma's own string quotes.
 * ``generic`` — every other template: the tools and a JSON reply format are described in a system message and
   the reply is always constrained JSON, ``{"tool_calls": [...]}`` or (``auto``) ``{"response": "..."}``.
 
@@ -46,7 +48,8 @@ ToolFormat = Literal["generic", "harmony", "hermes", "llama3", "mistral", "gemma
                      "glm_compact", "minimax_m2", "dsml", "dsml_tools", "hunyuan", "minicpm", "kimi_k2", "deepseek_r1",
                      "deepseek_v3", "mistral_args", "mistral_call_id", "functionary_v3_1",
                      "nemotron_v2", "apriel", "minimax_m1", "firefunction_v2", "granite", "gigachat", "apertus",
-                     "command_r7b", "command_r_plus", "lfm2", "functionary_v3_2"]
+                     "command_r7b", "command_r_plus", "lfm2", "functionary_v3_2", "gemma4",
+                     "solar_open", "gigachat_v3"]
 
 HERMES_OPEN = "<tool_call>"
 HERMES_CLOSE = "</tool_call>"
@@ -65,6 +68,10 @@ LFM2_TOOL_LIST = ("<|tool_list_start|>", "<|tool_list_end|>")
 LFM2_5_TOOL_LIST = "List of tools: ["
 FUNCTIONARY_V3_2_TEXT = ">>>all"
 """Functionary v3.2's text message: its template writes an assistant's words behind it."""
+GEMMA4_OPEN = "<|tool_call>"
+GEMMA4_CLOSE = "<tool_call|>"
+GEMMA4_QUOTE = '<|"|>'
+"""Gemma 4's string quote: strings in its calls' arguments sit between two of these."""
 GEMMA_OPEN = "```tool_code"
 GEMMA_CLOSE = "```"
 
@@ -77,6 +84,7 @@ FORMAT_MARKERS: dict[ToolFormat, tuple[str, ...]] = {
     "gemma": (),
     "lfm2": (LFM2_OPEN, LFM2_CLOSE),
     "functionary_v3_2": (),
+    "gemma4": (GEMMA4_OPEN, GEMMA4_CLOSE, GEMMA4_QUOTE),
 }
 """Markers a model's vocabulary may hold as control tokens (Mistral's ``[TOOL_CALLS]``): they are written out."""
 
@@ -169,6 +177,8 @@ def tool_format(template_source: str, supports_tools: bool) -> ToolFormat:
 
     if "<|channel|>" in template_source and supports_tools:
         return "harmony"
+    if GEMMA4_OPEN + "call:" in template_source and supports_tools:
+        return "gemma4"
     syntax = detect_syntax(template_source)
     if syntax is not None:
         return syntax.family  # type: ignore[return-value]

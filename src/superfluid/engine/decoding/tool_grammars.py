@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from superfluid.engine.decoding.call_syntax import SYNTAXES
+from superfluid.engine.decoding.gemma4_calls import gemma4_lark
 from superfluid.engine.decoding.grammar import Constraint, closed_objects
 from superfluid.engine.decoding.grammar import lark_json as _json
 from superfluid.engine.decoding.grammar import lark_literal as _lit
@@ -22,6 +23,7 @@ from superfluid.engine.decoding.pythonic_calls import keyword_arguments, lfm2_la
 from superfluid.engine.decoding.recipient_reader import functionary_v3_2_lark
 from superfluid.engine.decoding.syntax_grammar import syntax_lark
 from superfluid.engine.decoding.tool_calls import (
+    GEMMA4_OPEN,
     GEMMA_CLOSE,
     GEMMA_OPEN,
     HARMONY_CALL,
@@ -81,6 +83,9 @@ def call_grammar(fmt: ToolFormat, policy: ToolPolicy, control: Mapping[str, int]
     elif fmt == "functionary_v3_2":  # the prompt ends in the first >>>: auto holds the reply from its start
         lark = functionary_v3_2_lark(tools, parallel=policy.parallel, auto=policy.choice == "auto", param=param)
         return CallGrammar(Constraint(lark=lark, param=param))
+    elif fmt == "gemma4":
+        lark = gemma4_lark(tools, policy.parallel, param, control)
+        trigger, at_start = GEMMA4_OPEN, False
     elif fmt == "lfm2":
         lark = lfm2_lark(tools, policy.parallel, param, control)
         trigger, at_start = LFM2_OPEN, False

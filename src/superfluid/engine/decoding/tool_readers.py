@@ -9,6 +9,7 @@ still turn into markup is held back until it is known.
 from __future__ import annotations
 
 from superfluid.engine.decoding.call_syntax import SYNTAXES
+from superfluid.engine.decoding.gemma4_calls import Gemma4Reader
 from superfluid.engine.decoding.harmony_reader import HarmonyReader
 from superfluid.engine.decoding.json_reply_readers import GenericReader, Llama3Reader
 from superfluid.engine.decoding.marked_readers import GemmaReader, HermesReader, Lfm2Reader, MistralReader
@@ -17,7 +18,7 @@ from superfluid.engine.decoding.syntax_reader import SyntaxReader
 from superfluid.engine.decoding.tool_calls import ToolFormat, ToolSpec
 
 CallReader = (GenericReader | HermesReader | MistralReader | GemmaReader | Lfm2Reader | Llama3Reader | SyntaxReader
-              | HarmonyReader | FunctionaryV32Reader)
+              | HarmonyReader | FunctionaryV32Reader | Gemma4Reader)
 
 _READERS: dict[str, type[GenericReader | HermesReader | MistralReader | GemmaReader | Lfm2Reader | Llama3Reader]] = {
     "generic": GenericReader,
@@ -37,4 +38,6 @@ def call_reader(fmt: ToolFormat, tools: tuple[ToolSpec, ...] = ()) -> CallReader
         return HarmonyReader()
     if fmt == "functionary_v3_2":
         return FunctionaryV32Reader()
+    if fmt == "gemma4":
+        return Gemma4Reader()
     return _READERS[fmt]()

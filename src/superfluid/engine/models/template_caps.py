@@ -138,7 +138,7 @@ def _results_as_user_turns(messages: list[dict[str, Any]]) -> list[dict[str, Any
     return out
 
 
-def _one_call_a_turn(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def one_call_a_turn(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A turn of several calls and the results after it, as one turn a call, each followed by its result."""
     out: list[dict[str, Any]] = []
     i = 0
@@ -186,7 +186,7 @@ def adapt(messages: list[dict[str, Any]], caps: TemplateCaps) -> list[dict[str, 
             if message.get("content") is None:
                 message["content"] = ""
     if not caps.parallel_calls:
-        out = _one_call_a_turn(out)
+        out = one_call_a_turn(out)
     if not caps.tool_role:
         out = _results_as_user_turns(out)
     return out
