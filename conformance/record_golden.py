@@ -153,8 +153,10 @@ EXCHANGES: tuple[Exchange, ...] = (
              "/v1/responses", {"model": DEFAULT_MODEL, "instructions": "Answer in one word.", "max_output_tokens": 32,
                                "input": [{"role": "user", "content": [{"type": "input_text", "text": "Hi!"}]}],
                                **_GREEDY}),
-    Exchange("responses_error_tool_type", "A tool type other than function is a 400 naming it.", "POST",
-             "/v1/responses", {"model": DEFAULT_MODEL, "input": "Hi", "tools": [{"type": "web_search"}]}),
+    Exchange("responses_error_tool_type", "A tool_choice of a hosted tool's type is a 400 naming it (the tool itself "
+             "is accepted and left out of the prompt).", "POST", "/v1/responses",
+             {"model": DEFAULT_MODEL, "input": "Hi", "tools": [{"type": "web_search"}],
+              "tool_choice": {"type": "web_search"}}),
     Exchange("responses_error_unknown_previous", "previous_response_id naming no stored response is a 404.", "POST",
              "/v1/responses", {"model": DEFAULT_MODEL, "input": "Hi", "previous_response_id": "resp_unknown"}),
     Exchange("responses_get_unknown", "GET of a response that is not stored is a 404.", "GET",

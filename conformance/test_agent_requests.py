@@ -82,6 +82,8 @@ def test_codex_tools_namespace_flattened_hosted_left_out(http: httpx.Client, mod
     assert reply.status_code == 200, reply.text
     calls = [item for item in reply.json()["output"] if item["type"] == "function_call"]
     assert calls and calls[0]["name"] == "get_weather" and calls[0]["namespace"] == "weather"
+    # The response lists the tools as they were sent, the ones left out of the prompt included.
+    assert [tool["type"] for tool in reply.json()["tools"]] == ["web_search", "local_shell", "namespace", "custom"]
     assert isinstance(json.loads(calls[0]["arguments"])["city"], str)
     # Streamed, the call item carries its namespace from the start.
     with http.stream("POST", "/v1/responses", json={**body, "stream": True}) as streamed:

@@ -14,6 +14,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import httpx
@@ -141,6 +142,7 @@ DELTAS = [TextDelta(0, content=f"w{i} ", completion_tokens=i + 1) for i in range
 class _Model:
     id = "fake"
     n_vocab = 100
+    template = SimpleNamespace(variables=frozenset(), thinks=False, name="fake")
 
     def __init__(self) -> None:
         self.hooks: list[Any] = []

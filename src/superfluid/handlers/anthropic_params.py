@@ -139,6 +139,8 @@ def _user(blocks: list[Mapping[str, Any]], model: str, where: str,
 
 def convert_messages(body: Mapping[str, Any], model: str) -> tuple[ChatMessage, ...]:
     """system + messages -> engine messages."""
+    if all(message["role"] == "system" for message in body["messages"]):
+        raise InvalidRequest("messages needs a user or assistant turn besides system messages", param="messages")
     out: list[ChatMessage] = []
     system = _all_system_text(body, model)
     if system:

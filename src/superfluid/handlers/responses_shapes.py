@@ -12,10 +12,12 @@ from superfluid.errors import SuperfluidError
 
 
 def echoed_tools(body: dict[str, Any]) -> list[dict[str, Any]]:
-    """The request's function tools as a response lists them. ``strict`` is true: the engine's tool grammar holds
-    every call's arguments to the function's schema whatever the request said."""
+    """The request's tools as a response lists them: a function tool with ``strict`` true (the engine's tool
+    grammar holds every call's arguments to the function's schema whatever the request said); any other tool (a
+    namespace, a hosted tool left out of the prompt) as it was sent."""
     return [{"type": "function", "name": t.get("name"), "description": t.get("description"),
-             "parameters": t.get("parameters"), "strict": True} for t in body.get("tools") or ()]
+             "parameters": t.get("parameters"), "strict": True} if t.get("type") == "function" else dict(t)
+            for t in body.get("tools") or ()]
 
 
 def base_response(body: dict[str, Any], *, response_id: str, created_at: int, model: str) -> dict[str, Any]:
