@@ -169,6 +169,9 @@ def test_models_max_unloads_the_least_recently_used(http: httpx.Client) -> None:
     assert sorted(m["name"] for m in http.get("/api/ps").json()["models"]) == sorted([DEFAULT_MODEL, "twin"])
 
 
+STREAM_TOKENS = 600
+
+
 def test_unload_waits_for_running_requests_and_new_ones_wait_for_the_reload(fleet: RunningServer,
                                                                              http: httpx.Client) -> None:
     assert _state(http, "twin") == "loaded"
@@ -176,7 +179,8 @@ def test_unload_waits_for_running_requests_and_new_ones_wait_for_the_reload(flee
     first_line = threading.Event()
 
     def long_stream() -> str:
-        body = _chat("twin", max_tokens=60, ignore_eos=True, stream=True)
+        # Long enough to outlast the checks below on a quiet machine too (60 tokens took under 0.5 s there).
+        body = _chat("twin", max_tokens=STREAM_TOKENS, ignore_eos=True, stream=True)
         with httpx.Client(base_url=fleet.base_url, timeout=180) as own, \
                 own.stream("POST", "/v1/chat/completions", json=body) as response:
             lines = []
@@ -199,7 +203,7 @@ def test_unload_waits_for_running_requests_and_new_ones_wait_for_the_reload(flee
     time.sleep(0.3)
     assert streaming.is_alive() and unloading.is_alive() and later.is_alive()
     streaming.join(180)
-    assert '"finish_reason":"length"' in streamed[0] and '"completion_tokens":60' in streamed[0]
+    assert '"finish_reason":"length"' in streamed[0] and f'"completion_tokens":{STREAM_TOKENS}' in streamed[0]
     unloading.join(60)
     assert unloaded[0].status_code == 200 and unloaded[0].json() == {"id": "twin", "object": "model", "loaded": False}
     later.join(180)
