@@ -19,10 +19,10 @@ def refuse_media(model: str, what: str, param: str) -> NoReturn:
 
 def reasoning_kwargs(effort: str | None, template: ChatTemplate) -> dict[str, Any]:
     """A reasoning level (chat's ``reasoning_effort``, the Responses API's ``reasoning.effort``) as the model's
-    template can take it: a template that reads ``reasoning_effort`` gets
-    the level; one that only switches thinking gets ``enable_thinking`` (false for "none"). A template that cannot
-    think gets nothing: the setting is accepted and the model answers as it always does, as llama-server does,
-    since agents send these settings by default (docs/api.md, "Reasoning settings")."""
+    template can take it: a template that reads ``reasoning_effort`` gets the level; one that only switches
+    thinking gets ``enable_thinking`` (false for "none"). A template that cannot think gets nothing: the setting
+    is accepted and the model answers as it always does, as llama-server does, since agents send these settings
+    by default (docs/api.md, "Reasoning settings")."""
     if effort is None:
         return {}
     if effort == "none":
