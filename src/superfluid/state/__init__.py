@@ -3,7 +3,7 @@
 
 Handlers call it; the engine never does. ``database`` runs the work off the event loop (one writer thread,
 one reader thread, explicit transactions, WAL); ``migrations`` holds the schema and its version row; each kind of
-stored thing has a module of its own (``responses``, ``files``, ``batches``).
+stored thing has a module of its own (``responses``, ``files``, ``batches``, ``web_sessions``).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from superfluid.state.errors import StateError, as_storage_error
 from superfluid.state.files import FILES_DIR, FileBounds, FileStore, StoredFile
 from superfluid.state.location import DATABASE_FILE, default_sessions_dir
 from superfluid.state.responses import Bounds, ItemPage, ResponseStore
+from superfluid.state.web_sessions import SessionStore
 
 __all__ = [
     "BatchStore",
@@ -26,6 +27,7 @@ __all__ = [
     "FileStore",
     "ItemPage",
     "ResponseStore",
+    "SessionStore",
     "State",
     "StateError",
     "StoredFile",
@@ -51,12 +53,14 @@ class State:
         self.responses = ResponseStore(self.database, responses)
         self.files = FileStore(self.database, self.database.contents(sessions_dir / FILES_DIR), files or FileBounds())
         self.batches = BatchStore(self.database, self.files)
+        self.web_sessions = SessionStore(self.database)
 
     async def open(self) -> None:
         """Open (creating or migrating) the database, then drop what the bounds no longer allow."""
         await self.database.open()
         await self.responses.prune()
         await self.files.prepare()
+        await self.web_sessions.mark_cut()
 
     async def close(self) -> None:
         await self.database.close()

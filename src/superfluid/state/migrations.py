@@ -152,7 +152,37 @@ BATCH_LEASES = Migration(4, "which runner holds a batch, and until when", (
     "ALTER TABLE batches ADD COLUMN lease_until INTEGER",
 ))
 
-MIGRATIONS: tuple[Migration, ...] = (RESPONSES, FILES_AND_BATCHES, FILE_CONTENTS, BATCH_LEASES)
+WEB_SESSIONS = Migration(5, "the web listener's chat sessions and their messages", (
+    # One row per session (state/web_sessions.py); ``updated_at`` orders the session list.
+    """CREATE TABLE web_sessions (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        owner TEXT,
+        title TEXT NOT NULL,
+        model TEXT,
+        system TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+    )""",
+    "CREATE INDEX web_sessions_by_update ON web_sessions (owner, updated_at)",
+    # One row per message, ordered by ``seq``. A reply being written is ``streaming`` and holds a lease that its
+    # writer renews; one whose lease lapsed (its server stopped) reads as ``cut``. ``body`` is the rest of the
+    # message (reasoning, tool calls, usage, error) as JSON text.
+    """CREATE TABLE web_messages (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        session_id TEXT NOT NULL REFERENCES web_sessions (id) ON DELETE CASCADE,
+        role TEXT NOT NULL,
+        content TEXT NOT NULL,
+        state TEXT NOT NULL,
+        lease_until INTEGER,
+        body TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+    )""",
+    "CREATE INDEX web_messages_by_session ON web_messages (session_id, seq)",
+))
+
+MIGRATIONS: tuple[Migration, ...] = (RESPONSES, FILES_AND_BATCHES, FILE_CONTENTS, BATCH_LEASES, WEB_SESSIONS)
 
 
 def check_order(migrations: tuple[Migration, ...]) -> None:
