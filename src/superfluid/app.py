@@ -8,7 +8,7 @@ import signal
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import connexion
 from connexion.lifecycle import ConnexionRequest, ConnexionResponse
@@ -34,6 +34,9 @@ from superfluid.http.upload_quota import UploadQuota
 from superfluid.http.validation import TypedJSONBodyValidator
 from superfluid.services import Services
 from superfluid.settings import Settings
+
+if TYPE_CHECKING:
+    from superfluid.web.listener import WebListener
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +112,20 @@ async def _start_batches(services: Services, app: Any, state: dict[str, Any]) ->
     await services.batches.start()
 
 
+async def _start_web(services: Services, app: Any, state: dict[str, Any]) -> WebListener | None:
+    """The web listener (--web, docs/web.md), on this loop, sending its sessions' requests through this app."""
+    settings = services.settings
+    if settings.web is None:
+        return None
+    from superfluid.web.address import WebAddress
+    from superfluid.web.listener import WebListener, announce
+
+    listener = WebListener(WebAddress.parse(settings.web), services.state.web_sessions, InProcess(app, state),
+                           web_key=settings.web_key, default_model=lambda: services.models.default_id)
+    announce(await listener.start())
+    return listener
+
+
 def create_app(settings: Settings, services: Services | None = None, *,
                access: AccessControl | None = None) -> connexion.AsyncApp:
     """Build the ASGI app. ``services`` may be injected by tests; by default it is built at start-up.
@@ -125,12 +142,16 @@ def create_app(settings: Settings, services: Services | None = None, *,
             metrics.watch(active.models.figures)
         stop_watching = _on_sighup(access)
         state: dict[str, Any] = {"services": active, "metrics": metrics, "access": access}
+        web = None
         if isinstance(active, Services):
             await _start_batches(active, app, state)
+            web = await _start_web(active, app, state)
         try:
             yield state
         finally:
             stop_watching()
+            if web is not None:
+                await web.stop()
             if own:
                 await active.close()
 

@@ -34,6 +34,7 @@ from superfluid.settings import (
 )
 from superfluid.state import unusable
 from superfluid.state.location import default_sessions_dir
+from superfluid.web.address import WebAddress, WebAddressError
 
 log = logging.getLogger("superfluid")
 
@@ -188,6 +189,12 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--files-expiry", type=_duration, default=30 * 86400.0, metavar="AGE",
                        help="remove uploaded files this long after their upload unless the upload's "
                             "expires_after says otherwise (e.g. 12h, 30d; 0: keep; default 30d)")
+    serve.add_argument("--web", default=None, metavar="HOST:PORT",
+                       help="open the loopback-only web listener here: the session API and the chat page "
+                            "(docs/web.md); its address, with a per-launch token, is printed at start-up")
+    serve.add_argument("--web-key", default=None, metavar="ID",
+                       help="with API keys: the id of the key whose models, limits and data the web listener's "
+                            "sessions use")
     serve.add_argument("--state", default=None, metavar="URL",
                        help="keep durable state on this PostgreSQL server (postgresql://USER@HOST/DB; needs "
                             "superfluid[fleet]) instead of SQLite in --sessions: what a fleet's replicas share")
@@ -297,6 +304,8 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         rate_limit=args.rate_limit,
         rate_limit_burst=args.rate_limit_burst,
         cors_origins=tuple(args.cors_origin),
+        web=args.web,
+        web_key=args.web_key,
         log_format=args.log_format,
         nonstream_keepalive_s=args.nonstream_keepalive,
         sessions_dir=args.sessions,
@@ -345,6 +354,21 @@ def _refuse_unknown_fim_model(settings: Settings, sources: Mapping[str, ModelSou
                                f"({', '.join(sources)})")
 
 
+def _refuse_bad_web(settings: Settings, access: AccessControl) -> None:
+    """--web is a loopback address; with keys, --web-key names one of them (docs/web.md)."""
+    if settings.web is None:
+        if settings.web_key is not None:
+            raise WebAddressError("--web-key needs --web")
+        return
+    WebAddress.parse(settings.web)
+    ring = access.keyring
+    if ring.enabled and settings.web_key is None:
+        raise WebAddressError("--web on a server with API keys needs --web-key ID: the key whose models, limits "
+                              "and data the web sessions use")
+    if settings.web_key is not None and settings.web_key not in {grant.id for grant in ring.grants}:
+        raise WebAddressError(f"--web-key '{settings.web_key}' is not the id of any key of this server")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["fleet"]:  # the fleet (superfluid[fleet], docs/fleet.md) reads its flags, then serve's
@@ -379,11 +403,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         sources = ModelRegistry(settings).sources
         _refuse_undownloadable(sources)
         _refuse_unknown_fim_model(settings, sources)
+        _refuse_bad_web(settings, access)
         if settings.chat_template_file is not None:
             from superfluid.engine import check_template_file
 
             check_template_file(settings.chat_template_file)
-    except (ModelSourceError, KeyPolicyError, TemplateCompileError) as exc:
+    except (ModelSourceError, KeyPolicyError, TemplateCompileError, WebAddressError) as exc:
         print(f"superfluid: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:

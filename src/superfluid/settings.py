@@ -165,6 +165,10 @@ class Settings:
     """Requests a client address may make at once before the rate applies; 0: one second's worth."""
     cors_origins: tuple[str, ...] = ()
     """Browser origins allowed to call the API (CORS); empty: CORS off."""
+    web: str | None = None
+    """HOST:PORT of the loopback web listener (the session API and the chat page, docs/web.md); None: off."""
+    web_key: str | None = None
+    """The id of the key the web listener's sessions act as; needed when the server has keys."""
     log_format: str = "text"
     """text or json, for every log line, the access log included."""
     nonstream_keepalive_s: float | None = None

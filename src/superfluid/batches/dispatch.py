@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -36,25 +37,51 @@ class Dispatch(Protocol):
 
 
 class InProcess:
-    """POSTs JSON bodies to ``app`` in process."""
+    """Sends requests to ``app`` in process: whole JSON replies (``post``, for batch lines) or a reply's body as
+    it is written (``stream``, for the web listener's sessions, web/replies.py)."""
 
     def __init__(self, app: ASGIApp, lifespan_state: dict[str, Any]) -> None:
         self._app = app
         self._state = lifespan_state
 
+    def _scope(self, method: str, path: str, payload: bytes, headers: list[tuple[bytes, bytes]],
+               extra: dict[str, Any]) -> dict[str, Any]:
+        client = "batch" if BATCH_OWNER in extra else "web"
+        return {
+            "type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"}, "http_version": "1.1",
+            "method": method, "scheme": "http", "path": path, "raw_path": path.encode(), "root_path": "",
+            "query_string": b"", "client": (client, 0), "server": (client, 0),
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode()),
+                        *headers],
+            "state": dict(self._state), **extra,
+        }
+
     async def post(self, path: str, body: dict[str, Any], *, owner: str | None) -> Reply:
         """The route's reply to ``body``; cancelling this call tells the route its client left."""
-        payload = json.dumps(body, ensure_ascii=False).encode()
-        scope: dict[str, Any] = {
-            "type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"}, "http_version": "1.1",
-            "method": "POST", "scheme": "http", "path": path, "raw_path": path.encode(), "root_path": "",
-            "query_string": b"", "client": ("batch", 0), "server": ("batch", 0),
-            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode()),
-                        (b"x-superfluid-qos", BACKGROUND)],
-            "state": dict(self._state), BATCH_OWNER: owner,
-        }
+        status = 500
+        chunks: list[bytes] = []
+        async for part in self.stream("POST", path, body, headers=[(b"x-superfluid-qos", BACKGROUND)],
+                                      extra={BATCH_OWNER: owner}):
+            if isinstance(part, int):
+                status = part
+            else:
+                chunks.append(part)
+        try:
+            parsed = json.loads(b"".join(chunks))
+        except ValueError:
+            parsed = None
+        return Reply(status, parsed)
+
+    async def stream(self, method: str, path: str, body: dict[str, Any] | None, *,
+                     headers: list[tuple[bytes, bytes]] | None = None,
+                     extra: dict[str, Any] | None = None) -> AsyncGenerator[int | bytes, None]:
+        """The reply as it is sent: its status (an int) first, then each piece of its body (bytes). Leaving the
+        iteration early tells the route its client left. ``extra`` goes on the scope (in-process markers)."""
+        payload = b"" if body is None else json.dumps(body, ensure_ascii=False).encode()
+        scope = self._scope(method, path, payload, headers or [], extra or {})
         sent = False
         gone = asyncio.Event()
+        parts: asyncio.Queue[int | bytes | None] = asyncio.Queue()
 
         async def receive() -> Message:
             nonlocal sent
@@ -64,22 +91,27 @@ class InProcess:
             await gone.wait()
             return {"type": "http.disconnect"}
 
-        status = 500
-        chunks: list[bytes] = []
-
         async def send(message: Message) -> None:
-            nonlocal status
             if message["type"] == "http.response.start":
-                status = int(message["status"])
-            elif message["type"] == "http.response.body":
-                chunks.append(bytes(message.get("body", b"")))
+                parts.put_nowait(int(message["status"]))
+            elif message["type"] == "http.response.body" and message.get("body"):
+                parts.put_nowait(bytes(message["body"]))
 
+        async def run() -> None:
+            try:
+                await self._app(scope, receive, send)
+            finally:
+                parts.put_nowait(None)
+
+        task = asyncio.create_task(run())
         try:
-            await self._app(scope, receive, send)
+            while (part := await parts.get()) is not None:
+                yield part
+            await task  # the route's own failure, if it had one
         finally:
             gone.set()
-        try:
-            parsed = json.loads(b"".join(chunks))
-        except ValueError:
-            parsed = None
-        return Reply(status, parsed)
+            if not task.done():
+                try:
+                    await asyncio.wait_for(asyncio.shield(task), timeout=30)
+                except (TimeoutError, asyncio.CancelledError):
+                    task.cancel()

@@ -15,7 +15,9 @@ Checks run in that order, each refusal in the route's dialect:
 
 A batch line (batches/dispatch.py) runs in process with ``BATCH_OWNER`` on its scope, which no client can set:
 it runs as the key that created the batch (its allow-list applies; a key since removed is a 401), without the
-per-IP and per-key rate and concurrency checks, which are for interactive callers.
+per-IP and per-key rate and concurrency checks, which are for interactive callers. A web session's request
+(web/replies.py) runs in process with ``WEB_KEY``: it is the key --web-key names, with every check of that key
+(steps 3 to 6), as if it had presented it.
 
 The key's id goes on the scope (``observe.KEY_ID``) and in the access log; its model allow-list goes on the
 engine's RequestScope. SIGHUP reloads the key files (``AccessControl.reload``): requests in flight keep running,
@@ -34,7 +36,7 @@ from superfluid.engine import QOS_RANK
 from superfluid.errors import AdminRequired, AuthenticationFailed, ConcurrencyLimited, RateLimited, SuperfluidError
 from superfluid.http.guards import send_error
 from superfluid.http.keys import KeyGrant, KeyPolicyError, KeyRing, load_keyring
-from superfluid.http.observe import BATCH_OWNER, KEY_ID, record_of
+from superfluid.http.observe import BATCH_OWNER, KEY_ID, WEB_KEY, record_of
 from superfluid.http.rate_limit import InFlight, TokenBuckets, default_burst
 from superfluid.settings import Settings
 
@@ -130,14 +132,21 @@ class AccessGuard:
         if BATCH_OWNER in scope:
             await self._batch_line(scope, receive, send)
             return
-        refusal = self._ip_refusal(scope)
+        web = WEB_KEY in scope
+        refusal = None if web else self._ip_refusal(scope)
         grant = None
         if refusal is None and control.keyring.enabled:
-            presented = _presented(scope)
-            grant = control.keyring.find(presented) if presented is not None else None
-            if grant is None:
-                reason = "missing API key" if presented is None else "invalid API key"
-                refusal = AuthenticationFailed(f"{reason}: send Authorization: Bearer <key> or X-Api-Key: <key>")
+            if web:
+                grant = next((g for g in control.keyring.grants if g.id == scope[WEB_KEY]), None)
+                if grant is None:
+                    refusal = AuthenticationFailed(f"key '{scope[WEB_KEY]}' (--web-key) is not accepted")
+            else:
+                presented = _presented(scope)
+                grant = control.keyring.find(presented) if presented is not None else None
+                if grant is None:
+                    reason = "missing API key" if presented is None else "invalid API key"
+                    refusal = AuthenticationFailed(f"{reason}: send Authorization: Bearer <key> or X-Api-Key: "
+                                                   "<key>")
         if refusal is None and grant is not None:
             refusal = self._grant_refusal(scope, grant, method, path)
         if refusal is not None:

@@ -31,6 +31,9 @@ RECORD = "superfluid.record"
 KEY_ID = "superfluid.key_id"
 BATCH_OWNER = "superfluid.batch_owner"
 """Set only on in-process batch lines (batches/dispatch.py): the id of the key that created the batch, or None."""
+WEB_KEY = "superfluid.web_key"
+"""Set only on in-process requests of the web listener's sessions (web/replies.py): the id of the key named by
+--web-key, or None without keys."""
 """Scope key of the authenticated key's id (absent when the server asks for no key). Later features that own
 data per key (files, batches) read it with ``key_id(scope)``."""
 
