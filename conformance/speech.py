@@ -1,39 +1,16 @@
-"""Speech made in the test with espeak-ng (a Debian package), installed here when missing.
-
-If espeak-ng is absent and cannot be installed (no root, no package index), the tests that need speech fail
-with a message that says how to install it; they never skip.
-"""
+"""Speech made in the test with espeak-ng (a Debian package), installed when missing (conformance/debian.py)."""
 
 from __future__ import annotations
 
-import functools
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
-import pytest
-
-INSTALL_HINT = "install it with: apt-get update && apt-get install -y espeak-ng"
+from conformance.debian import program
 
 
-@functools.cache
 def espeak() -> str:
-    found = shutil.which("espeak-ng")
-    if found:
-        return found
-    apt = shutil.which("apt-get")
-    if apt is not None:
-        for step in ([apt, "update", "-qq"], [apt, "install", "-y", "-qq", "espeak-ng"]):
-            done = subprocess.run(step, capture_output=True, text=True, timeout=600, check=False,
-                                  env={"DEBIAN_FRONTEND": "noninteractive", "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"})
-            if done.returncode != 0:
-                pytest.fail(f"espeak-ng is needed to make test speech and could not be installed "
-                            f"({' '.join(step)}: {done.stderr.strip()[-300:]}); {INSTALL_HINT}")
-        found = shutil.which("espeak-ng")
-    if not found:
-        pytest.fail(f"espeak-ng is needed to make test speech; {INSTALL_HINT}")
-    return found
+    return program("espeak-ng")
 
 
 def speak(text: str, voice: str = "en") -> bytes:
