@@ -63,6 +63,10 @@ def main(argv: Sequence[str]) -> int:
 
     settings, options = settings_and_options(argv)
     configure_logging(settings.log_level, settings.log_format)
+    if settings.web is not None:  # each replica would open its own; the head has no session API (docs/web.md)
+        print("superfluid fleet: --web is served by `superfluid serve` only; point a serve with --web and "
+              "--state at the fleet's PostgreSQL to share its sessions' store", file=sys.stderr)
+        return 2
     try:
         import ray  # noqa: F401
     except ImportError as exc:
