@@ -20,6 +20,18 @@ from superfluid.http.direct import expose_connection
 from superfluid.settings import Settings
 
 
+class FakeModel:
+    """What every fake model shares: a prompt prepared from nothing, and no disk tier (served_model.py)."""
+
+    def prepare(self, request: Any, **_: Any) -> Any:
+        from superfluid.engine import PreparedPrompt
+
+        return PreparedPrompt(tokens=())
+
+    async def from_disk(self, request: Any, prepared: Any) -> None:
+        return None
+
+
 class FakeServices:
     """Stands in for superfluid.services.Services: nothing to start, and no engine behind it.
 
@@ -101,6 +113,7 @@ class ScriptedStream:
         self._direct = direct
         self._finished = finished or Finished(0, "length", Usage(3, len(deltas), cached_tokens))
         self.cached_tokens = cached_tokens
+        self.restored_tokens = 0
         self._admit_delay_s = admit_delay_s
         self.cancelled = False
         self._done: asyncio.Future[None] = loop.create_future()

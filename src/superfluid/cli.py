@@ -93,6 +93,12 @@ def _parser() -> argparse.ArgumentParser:
                        help="tokens in the KV pool of all lanes together (0: one context window, shared); "
                             "e.g. --parallel 8 --ctx-size 4096 --kv-size 32768 gives every lane a full window, "
                             "in a KV stream of its own")
+    serve.add_argument("--kv-disk-bytes", type=_size, default=4 * 1024**3, metavar="SIZE",
+                       help="the prefix cache's disk tier: KV cells of dropped conversations saved under "
+                            "<sessions>/kv/ and loaded back when they return, after a restart too; most bytes "
+                            "per model (e.g. 512M, 20G; 0: off; default 4G)")
+    serve.add_argument("--kv-disk-min-tokens", type=int, default=256, metavar="N",
+                       help="fewest cached tokens of a conversation worth saving to the disk tier (default 256)")
     serve.add_argument("-kvu", "--kv-unified", action="store_true",
                        help="one KV pool all lanes share even when --kv-size holds a full window per lane")
     serve.add_argument("-t", "--threads", type=int, default=0, help="llama.cpp threads (0: all cores)")
@@ -305,6 +311,8 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         rate_limit_burst=args.rate_limit_burst,
         cors_origins=tuple(args.cors_origin),
         web=args.web,
+        kv_disk_bytes=args.kv_disk_bytes,
+        kv_disk_min_tokens=args.kv_disk_min_tokens,
         web_key=args.web_key,
         log_format=args.log_format,
         nonstream_keepalive_s=args.nonstream_keepalive,
@@ -360,7 +368,9 @@ def _refuse_bad_web(settings: Settings, access: AccessControl) -> None:
         if settings.web_key is not None:
             raise WebAddressError("--web-key needs --web")
         return
-    WebAddress.parse(settings.web)
+    address = WebAddress.parse(settings.web)
+    if (problem := address.unbindable()) is not None:
+        raise WebAddressError(problem)
     ring = access.keyring
     if ring.enabled and settings.web_key is None:
         raise WebAddressError("--web on a server with API keys needs --web-key ID: the key whose models, limits "

@@ -82,6 +82,10 @@ class Settings:
     """Cells in the KV pool of all lanes together; 0 makes it the context window."""
     kv_unified: bool = False
     """Keep one pool all lanes share even when it holds a full window per lane (else each lane gets a stream)."""
+    kv_disk_bytes: int = 4 * 1024**3
+    """The prefix cache's disk tier: most bytes of saved KV cells per model under <sessions>/kv/ (0: off)."""
+    kv_disk_min_tokens: int = 256
+    """Fewest cached tokens of a lane worth saving to the disk tier."""
     threads: int = 0
     """llama.cpp threads; 0 uses every core the process may run on."""
     parallel: int = 4

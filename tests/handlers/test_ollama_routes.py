@@ -18,7 +18,7 @@ from superfluid.engine.types import ChatPrompt, Finished, GenerationRequest, Tex
 from superfluid.errors import ContextLengthExceeded, EngineFailure
 from superfluid.handlers import ollama_distribution
 from superfluid.settings import Settings
-from tests.conftest import FakeServices
+from tests.conftest import FakeModel, FakeServices
 
 SPEC = yaml.safe_load((Path(__file__).resolve().parents[2] / "openapi" / "ollama.yaml").read_text())
 
@@ -87,6 +87,7 @@ class _Stream:
         self._events = events
         self._fail = fail
         self.cancelled = False
+        self.restored_tokens = 0
 
     async def admitted(self) -> int:
         return 0
@@ -116,7 +117,7 @@ class _Stream:
         return GenerationResult([choice], prompt_tokens=3, completion_tokens=2, cached_tokens=1)
 
 
-class _Model:
+class _Model(FakeModel):
     id = "fake"
     n_ctx = 1024
 
@@ -127,7 +128,8 @@ class _Model:
         self.fail: Exception | None = None
         self.profile = SimpleNamespace(dialect=lambda: {"enable_thinking": False, "reasoning_effort": False})
 
-    def generate(self, request: GenerationRequest, prepared: object = None, direct: object = None) -> _Stream:
+    def generate(self, request: GenerationRequest, prepared: object = None, direct: object = None,
+                 disk: object = None) -> _Stream:
         self.requests.append(request)
         return _Stream(self.events, self.fail)
 
@@ -216,7 +218,8 @@ def test_an_error_mid_stream_is_one_error_line(fake_engine: tuple[TestClient, _M
 def test_an_error_before_the_body_keeps_its_status(fake_engine: tuple[TestClient, _Model]) -> None:
     client, model = fake_engine
 
-    def refuse(request: GenerationRequest, prepared: object = None, direct: object = None) -> _Stream:
+    def refuse(request: GenerationRequest, prepared: object = None, direct: object = None,
+                 disk: object = None) -> _Stream:
         raise ContextLengthExceeded("the prompt is too long")
 
     model.generate = refuse  # type: ignore[method-assign]

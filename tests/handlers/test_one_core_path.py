@@ -29,7 +29,7 @@ from superfluid.engine.types import ChatPrompt, Failed, Finished, GenerationRequ
 from superfluid.handlers.conversation import partial_object
 from superfluid.settings import Settings
 from superfluid.state import Bounds, State
-from tests.conftest import FakeServices, served_by_uvicorn
+from tests.conftest import FakeModel, FakeServices, served_by_uvicorn
 
 PROMPT, CACHED = 12, 5
 
@@ -93,6 +93,7 @@ class OutcomeStream(GenerationStream):
         self._scope = None
         self.prompt_tokens = PROMPT
         self.cached_tokens = None
+        self.restored_tokens = 0
         self._script = list(script)
         self._direct = direct
         self._hang = hang
@@ -124,7 +125,7 @@ class OutcomeStream(GenerationStream):
         self._open.clear()
 
 
-class _Model:
+class _Model(FakeModel):
     id = "fake"
     n_ctx = 4096
     n_vocab = 100
@@ -140,7 +141,7 @@ class _Model:
         return PreparedPrompt(tokens=tuple(range(PROMPT)))
 
     def generate(self, request: GenerationRequest, prepared: PreparedPrompt | None = None,
-                 direct: Any = None) -> OutcomeStream:
+                 direct: Any = None, disk: Any = None) -> OutcomeStream:
         assert isinstance(request.prompt, ChatPrompt)
         self.streams.append(OutcomeStream(self.script, direct, hang=self.hang))
         return self.streams[-1]

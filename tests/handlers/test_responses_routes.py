@@ -26,13 +26,13 @@ from superfluid.engine.types import (
 from superfluid.errors import ContextLengthExceeded
 from superfluid.settings import Settings
 from superfluid.state import Bounds, State
-from tests.conftest import FakeServices, ScriptedStream, served_by_uvicorn
+from tests.conftest import FakeModel, FakeServices, ScriptedStream, served_by_uvicorn
 
 REPLY = [TextDelta(0, reasoning="thinking "), TextDelta(0, content="Hel"), TextDelta(0, content="lo"),
          TextDelta(0, tool_calls=(ToolCallDelta(0, "call_1", "f", '{"x": 1}'),))]
 
 
-class _Model:
+class _Model(FakeModel):
     id = "fake"
     n_vocab = 100
     template = SimpleNamespace(variables=frozenset(), thinks=False, name="fake")
@@ -49,7 +49,7 @@ class _Model:
         return PreparedPrompt(tokens=tuple(range(12)))
 
     def generate(self, request: GenerationRequest, prepared: PreparedPrompt | None = None,
-                 direct: Any = None) -> ScriptedStream:
+                 direct: Any = None, disk: Any = None) -> ScriptedStream:
         self.requests.append(request)
         self.hooks.append(direct)
         return ScriptedStream(REPLY, direct, cached_tokens=5,

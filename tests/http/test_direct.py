@@ -25,7 +25,7 @@ from superfluid.app import create_app
 from superfluid.engine.types import GenerationRequest, TextDelta
 from superfluid.http.direct import ChunkWriter, DeltaHook, direct_connection, write_holding_gil
 from superfluid.settings import Settings
-from tests.conftest import FakeServices, ScriptedStream, served_by_uvicorn
+from tests.conftest import FakeModel, FakeServices, ScriptedStream, served_by_uvicorn
 
 
 def _read_all(sock: socket.socket) -> bytes:
@@ -139,7 +139,7 @@ def test_without_a_uvicorn_connection_there_is_no_direct_path() -> None:
 DELTAS = [TextDelta(0, content=f"w{i} ", completion_tokens=i + 1) for i in range(300)]
 
 
-class _Model:
+class _Model(FakeModel):
     id = "fake"
     n_vocab = 100
     template = SimpleNamespace(variables=frozenset(), thinks=False, name="fake")
@@ -150,7 +150,8 @@ class _Model:
         self.deltas = DELTAS
         self.admit_delay_s = 0.0
 
-    def generate(self, request: GenerationRequest, prepared: Any = None, direct: Any = None) -> ScriptedStream:
+    def generate(self, request: GenerationRequest, prepared: Any = None, direct: Any = None,
+                 disk: Any = None) -> ScriptedStream:
         self.hooks.append(direct)
         self.streams.append(ScriptedStream(self.deltas, direct, admit_delay_s=self.admit_delay_s))
         return self.streams[-1]

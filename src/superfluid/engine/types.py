@@ -120,6 +120,8 @@ class Admitted:
     index: int
     prompt_tokens: int
     cached_tokens: int
+    restored_tokens: int = 0
+    """Of ``cached_tokens``, those loaded from the prefix cache's disk tier."""
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,8 @@ T = TypeVar("T")
 SSE = "text/event-stream"
 NDJSON = "application/x-ndjson"
 WARM = "x-superfluid-warm"
+WARM_DISK = "x-superfluid-warm-disk"
+"""Of the warm tokens, those loaded from the prefix cache's disk tier (sent only when there are some)."""
 """The header that says how many prompt tokens the prefix cache served."""
 
 
@@ -85,7 +87,10 @@ async def start_generation(model: ServedModel, request: GenerationRequest,
         pool = offload_of(context.scope)
         if pool is not None and not is_light(request):
             prepared = await pool.run(model.prepare, request)
-    return model.generate(request, prepared, direct=direct)
+        else:
+            prepared = model.prepare(request)
+    disk = await model.from_disk(request, prepared)
+    return model.generate(request, prepared, direct=direct, disk=disk)
 
 
 async def stream_reply(model: ServedModel, request: GenerationRequest, renderer: StreamRenderer, *,
@@ -97,7 +102,7 @@ async def stream_reply(model: ServedModel, request: GenerationRequest, renderer:
     generation = await start_generation(model, request, out.hook(renderer.delta), prepared=prepared)
     warm = await unless_client_leaves(generation.admitted(), generation)
     lead = renderer.lead(generation, warm)
-    headers = {WARM: str(warm)}
+    headers = _warm_headers(warm, generation)
     if renderer.media_type == SSE:
         headers["cache-control"] = "no-cache"
     body = stream_frames(generation, renderer, services().settings.keepalive_s)
@@ -142,14 +147,21 @@ async def whole_reply_of(generation: GenerationStream,
     interval = services().settings.nonstream_keepalive_s
     if not interval:
         body, cached = await unless_client_leaves(produce(), generation)
-        return JSONResponse(body, headers={WARM: str(cached)})
+        return JSONResponse(body, headers=_warm_headers(cached, generation))
     warm = await unless_client_leaves(generation.admitted(), generation)
 
     async def padded() -> dict[str, Any]:
         return (await produce())[0]
 
     return PaddedJSONResponse(padded(), interval_s=interval, on_abandon=generation.cancel,
-                              headers={WARM: str(warm)})
+                              headers=_warm_headers(warm, generation))
+
+
+def _warm_headers(warm: int, generation: GenerationStream) -> dict[str, str]:
+    headers = {WARM: str(warm)}
+    if generation.restored_tokens:
+        headers[WARM_DISK] = str(generation.restored_tokens)
+    return headers
 
 
 async def _client_gone() -> None:

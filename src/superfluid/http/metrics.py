@@ -90,6 +90,31 @@ class EngineCollector(Collector):
         yield from self._latency(models)
         yield from self._engine_time(models)
         yield from self._lanes(models)
+        yield from self._kv_disk(models)
+
+    def _kv_disk(self, models: list[ModelFigures]) -> Iterator[Any]:
+        """The prefix cache's disk tier (docs/scheduling.md, "The disk tier"), for models that have one."""
+        families: dict[str, CounterMetricFamily | GaugeMetricFamily] = {
+            "saves": CounterMetricFamily("superfluid_kv_disk_saves", "Lanes' KV cells saved to disk",
+                                         labels=["model"]),
+            "dropped_saves": CounterMetricFamily("superfluid_kv_disk_dropped_saves",
+                                                 "Saves dropped because too many were waiting", labels=["model"]),
+            "restores": CounterMetricFamily("superfluid_kv_disk_restores", "Prefixes loaded back from disk",
+                                            labels=["model"]),
+            "restored_tokens": CounterMetricFamily("superfluid_kv_disk_restored_tokens",
+                                                   "Prompt tokens served warm from disk", labels=["model"]),
+            "removed": CounterMetricFamily("superfluid_kv_disk_removed",
+                                           "Files removed (budget, superseded, unusable)", labels=["model"]),
+            "bytes": GaugeMetricFamily("superfluid_kv_disk_bytes", "Bytes of saved KV cells", labels=["model"]),
+            "files": GaugeMetricFamily("superfluid_kv_disk_files", "Files of saved KV cells", labels=["model"]),
+        }
+        for model_id, _, _, served, _, _ in models:
+            view = getattr(served, "disk_view", None)
+            figures = view() if view is not None else None
+            if figures:
+                for name, family in families.items():
+                    family.add_metric([model_id], figures[name])
+        yield from families.values()
 
     def _lifecycle(self, models: list[ModelFigures]) -> Iterator[Any]:
         loaded = GaugeMetricFamily("superfluid_model_loaded", "1 while the model is loaded", labels=["model"])

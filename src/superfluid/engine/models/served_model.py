@@ -23,6 +23,8 @@ from superfluid.engine.models.lora import AdapterCatalog, ModelAdapters
 from superfluid.engine.models.model_sources import ModelSource
 from superfluid.engine.models.profile import ModelProfile
 from superfluid.engine.scheduling.job import EventSink, Job
+from superfluid.engine.scheduling.kv_disk import BLOCK, Found
+from superfluid.engine.scheduling.kv_disk import open_tier as open_disk_tier
 from superfluid.engine.scheduling.scheduler import Scheduler
 from superfluid.engine.scheduling.stats import EngineStats
 from superfluid.engine.scheduling.stream import GenerationStream
@@ -117,9 +119,10 @@ class ServedModel:
         # <|START_THINKING|>): written out, so the reasoning split sees them.
         reasoning = ((text, llama.control_token(text)) for text in self.template.reasoning)
         self.reasoning_tokens = frozenset(token for _, token in reasoning if token is not None)
+        self.kv_disk = open_disk_tier(llama, settings, profile.id)
         self.scheduler = Scheduler(llama, name=profile.id, grammar=self.grammar_tokenizer,
                                    spec_draft=settings.spec_draft, stats=stats,
-                                   gather_s=settings.gather_ms / 1000)
+                                   gather_s=settings.gather_ms / 1000, kv_disk=self.kv_disk)
         self.longest_token = self._longest_token()
         """Bytes in the longest token's text (special tokens included): the early bound's divisor."""
         self.lora = ModelAdapters(profile.id, llama.path, AdapterCatalog(settings), self.scheduler)
@@ -317,11 +320,28 @@ class ServedModel:
         wanted = request.max_tokens or self.settings.max_tokens or room
         return max(1, min(wanted, room))
 
+    def disk_view(self) -> dict[str, Any] | None:
+        """The disk tier's figures (as /slots shows them), or None without one."""
+        return self.scheduler.disk_view()
+
+    async def from_disk(self, request: GenerationRequest, prepared: PreparedPrompt) -> Found | None:
+        """The longest prefix of the prompt the disk tier holds, read off the loop, when it is at least a block
+        longer than what the lanes hold now; None otherwise (and always for batch-invariant requests)."""
+        tier = self.kv_disk
+        if tier is None or request.batch_invariant:
+            return None
+        adapters = self.lora.active
+        found = tier.find(list(prepared.tokens), repr(adapters))
+        if found is None or found.common < self.scheduler.cached_hint(prepared.tokens, adapters) + BLOCK:
+            return None
+        return await asyncio.to_thread(tier.read, found)
+
     def generate(self, request: GenerationRequest, prepared: PreparedPrompt | None = None, *,
-                 direct: Callable[[TextDelta], None] | None = None) -> GenerationStream:
+                 direct: Callable[[TextDelta], None] | None = None, disk: Found | None = None) -> GenerationStream:
         """Queue the request's choices on the engine thread; errors in the request raise here.
 
-        ``direct`` takes the TextDeltas on the engine thread instead of the stream (see EventSink).
+        ``direct`` takes the TextDeltas on the engine thread instead of the stream (see EventSink). ``disk``: a
+        prefix of the prompt read from the disk tier (``from_disk``), for the first choice.
         """
         prepared = prepared or self.prepare(request)
         if prepared.plan is not None and prepared.plan.grammar and len(prepared.grammars) != request.n:
@@ -359,6 +379,7 @@ class ServedModel:
             )
             for i in range(request.n)
         ]
+        jobs[0].disk = disk
         for sibling in jobs[1:]:
             sibling.after = jobs[0]  # n > 1: one prefill, copied into the other lanes
         if not self.scheduler.submit(jobs, queue_limit=self.settings.queue_size):

@@ -25,6 +25,7 @@ import ctypes
 import llama_cpp
 
 from superfluid.engine.scheduling.job import Job, Lane, common_prefix
+from superfluid.engine.scheduling.kv_disk import BLOCK, KvDiskTier, restore, spill
 
 STREAM_COPY_RATIO = 32
 """A prefix is copied between streams when it is at least 1/32 of the donor's cells (the copy moves them all).
@@ -64,10 +65,12 @@ class WaitingRoom:
         return None
 
 
-def place(job: Job, lanes: list[Lane], *, unified: bool = True, sliding_window: int = 0) -> None:
+def place(job: Job, lanes: list[Lane], *, unified: bool = True, sliding_window: int = 0,
+          tier: KvDiskTier | None = None) -> None:
     """Give ``job`` a free lane holding as much of its prompt as any lane has cached; sets job.cached/pending.
     ``unified``: the lanes share one KV pool (else each has a stream of its own). ``sliding_window``: the model's
-    attention window on its sliding-window layers (0: none)."""
+    attention window on its sliding-window layers (0: none). ``tier``: the disk tier, which gets a lane's cells
+    before they are dropped, and gives back a longer prefix than the lanes hold (``job.disk``)."""
     free = [lane for lane in lanes if lane.job is None]
     limit = len(job.prompt) - 1  # the last prompt token is always decoded, for its logits
 
@@ -102,7 +105,11 @@ def place(job: Job, lanes: list[Lane], *, unified: bool = True, sliding_window: 
 
     lane = max(free, key=rank)
     own = min(cached(lane), limit)
+    if tier is not None and _from_disk(job, lane, tier, limit, max(own, copyable), sliding_window):
+        return
     if donor is not lane and copyable > own:
+        if lane.tokens:
+            spill(tier, lane)
         _truncate(lane, 0)
         if unified:
             llama_cpp.llama_memory_seq_cp(lane.memory, donor.seq, lane.seq, 0, shared)
@@ -118,9 +125,32 @@ def place(job: Job, lanes: list[Lane], *, unified: bool = True, sliding_window: 
             llama_cpp.llama_memory_seq_rm(lane.memory, lane.seq, keep, -1)
         lane.tokens = list(donor.tokens[:keep])
     else:
+        if len(lane.tokens) - own >= BLOCK:
+            spill(tier, lane)
         _truncate(lane, own)
         keep = own
     _seat(job, lane, keep)
+
+
+def _from_disk(job: Job, lane: Lane, tier: KvDiskTier, limit: int, in_ram: int, sliding_window: int) -> bool:
+    """Seat ``job`` on ``lane`` with the prefix the disk tier read for it, when that holds at least a block more
+    than the lanes could give; False to place it from the lanes. A model with sliding-window layers takes a file
+    only whole (its saved cells hold the window before the file's last token, not before an earlier one)."""
+    found = job.disk
+    job.disk = None  # the payload is used once, or dropped with the job
+    if found is None:
+        return False
+    keep = min(found.common, limit)
+    if keep < in_ram + BLOCK or (sliding_window and keep < len(found.saved.tokens)):
+        return False
+    spill(tier, lane)
+    _truncate(lane, 0)
+    if not restore(tier, found, lane, keep):
+        _seat(job, lane, 0)  # the lane was emptied for the file llama.cpp refused: a cold prefill
+        return True
+    _seat(job, lane, keep)
+    job.restored = keep
+    return True
 
 
 def _worth(lane: Lane, kept: int, limit: int, spare: bool) -> int:

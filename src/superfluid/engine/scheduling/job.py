@@ -164,12 +164,17 @@ class Job:
     logprobs: int | None = None
     adapters: AdapterSet = ()
     """The LoRA adapters active when the request was queued; the job decodes under them to its end."""
+    disk: Any = None
+    """A prefix of the prompt read from the disk tier (kv_disk.Found, payload loaded), if it holds more of the
+    prompt than the lanes did when the request was queued."""
     # engine-thread state
     raw_text: str = ""
     calls_made: int = 0
     pending_logprobs: list[TokenLogprob] = field(default_factory=list)
     pending: list[int] = field(default_factory=list)
     cached: int = 0
+    restored: int = 0
+    """Of ``cached``, the tokens loaded from the disk tier."""
     generated: int = 0
     reasoning_generated: int = 0
     """Of ``generated``, the tokens fed while the reasoning block was open (or that opened it)."""

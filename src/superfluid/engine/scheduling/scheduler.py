@@ -32,7 +32,8 @@ from superfluid.engine.models.native import ArrayBatch
 from superfluid.engine.scheduling.adapters import AdapterLoad, AdapterSwitch
 from superfluid.engine.scheduling.admission import WaitingRoom, place, place_solo
 from superfluid.engine.scheduling.batch_rows import Entry, commit_rows, fill_batch, make_room, plan_rows, rewind
-from superfluid.engine.scheduling.job import Job, Lane, Outbox
+from superfluid.engine.scheduling.job import Job, Lane, Outbox, common_prefix
+from superfluid.engine.scheduling.kv_disk import KvDiskTier, spill
 from superfluid.engine.scheduling.queue_count import QueueCount
 from superfluid.engine.scheduling.replies import ReplyWriter
 from superfluid.engine.scheduling.slot_view import DecodeHistory, lane_views
@@ -49,8 +50,11 @@ class Scheduler:
     """Owns the engine thread for one model. ``submit`` and ``cancel`` are safe from any thread."""
 
     def __init__(self, model: LlamaModel, *, name: str, grammar: GrammarTokenizer | None = None,
-                 spec_draft: int = 0, stats: EngineStats | None = None, gather_s: float = 0.0) -> None:
+                 spec_draft: int = 0, stats: EngineStats | None = None, gather_s: float = 0.0,
+                 kv_disk: KvDiskTier | None = None) -> None:
         self.model = model
+        self.kv_disk = kv_disk
+        """The prefix cache's disk tier (kv_disk.py), or None."""
         self.gather_s = gather_s
         """The longest the first decode after idle waits for requests on their way (``_gather``, --gather-ms);
         0: never."""
@@ -125,10 +129,26 @@ class Scheduler:
         self._inbox.put(None)  # wake the thread if it is idle
         self._worker.wake()
 
+    def cached_hint(self, prompt: Sequence[int], adapters: object) -> int:
+        """Any thread: the longest prefix of ``prompt`` some lane holds now (under ``adapters``); a hint, read
+        while the engine thread may change the lanes."""
+        best = 0
+        for lane in list(self.lanes):
+            if lane.adapters == adapters:
+                best = max(best, common_prefix(list(lane.tokens), prompt))
+        return best
+
     def close(self) -> None:
         self._inbox.put(_STOP)
         self._worker.wake()
         self._worker.close(timeout=30)
+        if self.kv_disk is not None:  # the engine thread has ended: the lanes' cells go to disk from here
+            for lane in self.lanes:
+                try:
+                    spill(self.kv_disk, lane)
+                except Exception:  # a save that fails must not stop the shutdown
+                    log.exception("could not save lane %d's KV cells", lane.seq)
+            self.kv_disk.close()
         self.model.close()
 
     def snapshot(self) -> dict[str, int]:
@@ -153,7 +173,17 @@ class Scheduler:
             "rates": history.rates(),
             "totals": {"decoded_tokens": history.decoded_tokens, "prefilled_tokens": history.prefilled_tokens,
                        "adapter_switches": self._adapters.switches},
+            "kv_disk": self.disk_view(),
         }
+
+    def disk_view(self) -> dict[str, Any] | None:
+        tier = self.kv_disk
+        if tier is None:
+            return None
+        stats = tier.stats
+        return {"directory": str(tier.directory), "files": tier.files, "bytes": tier.bytes,
+                "budget_bytes": tier.budget_bytes, "saves": stats.saves, "dropped_saves": stats.dropped_saves,
+                "restores": stats.restores, "restored_tokens": stats.restored_tokens, "removed": stats.removed}
 
     # ---- engine thread ----------------------------------------------------------------------------
     def _run(self) -> None:
@@ -276,9 +306,11 @@ class Scheduler:
             if job.batch_invariant:
                 place_solo(job, self._solo_lane())
             else:
-                place(job, self.lanes, unified=self.model.kv_unified, sliding_window=self.model.n_swa)
+                place(job, self.lanes, unified=self.model.kv_unified, sliding_window=self.model.n_swa,
+                      tier=self.kv_disk)
             job.sampler = LaneSampler(job.sampling, self._rows)
-            admitted = Admitted(index=job.index, prompt_tokens=len(job.prompt), cached_tokens=job.cached)
+            admitted = Admitted(index=job.index, prompt_tokens=len(job.prompt), cached_tokens=job.cached,
+                                restored_tokens=job.restored)
             self._outbox.post(job.sink, admitted)
 
     def _ticking(self) -> list[Lane]:

@@ -40,6 +40,8 @@ class GenerationStream:
         self._cancel = cancel
         self.prompt_tokens = prompt_tokens
         self.cached_tokens: int | None = None
+        self.restored_tokens = 0
+        """Of ``cached_tokens``, those loaded from the disk tier (known once admitted)."""
         self._open = {job.index for job in jobs}
         self._early: list[EngineEvent] = []
         self._scope = request_scope.current()
@@ -58,6 +60,7 @@ class GenerationStream:
                 continue
             if isinstance(event, Admitted):
                 self.cached_tokens = event.cached_tokens
+                self.restored_tokens = event.restored_tokens
             elif isinstance(event, Failed):
                 self.cancel()
                 raise _failure(event)
@@ -84,6 +87,7 @@ class GenerationStream:
                 if isinstance(event, Admitted):
                     if self.cached_tokens is None:
                         self.cached_tokens = event.cached_tokens
+                        self.restored_tokens = event.restored_tokens
                     continue
                 if isinstance(event, Failed):
                     raise _failure(event)

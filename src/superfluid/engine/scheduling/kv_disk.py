@@ -1,0 +1,430 @@
+"""The prefix cache's disk tier: a lane's KV cells saved to a file before they are dropped, and loaded back for a
+later prompt that repeats their tokens (docs/scheduling.md, "The disk tier").
+
+**What is saved.** When admission is about to drop cached tokens of a lane (another conversation takes it), and
+at shutdown, the lane's sequence state (``llama_state_seq_get_data``: its cells' keys and values) is copied on
+the engine thread and written by this module's writer thread, if the lane holds at least ``min_tokens`` tokens
+and ``BLOCK`` more than the file it was last saved to or loaded from.
+
+**Where.** ``<sessions>/kv/<tier>/<hash>.kv``. ``tier`` is a digest of everything besides the tokens that
+changes the cells: the model file (size, modification time, and SHA-256 of its first and last MiB), llama.cpp's
+version, the context settings (window, KV pool layout and cell types, flash attention). The file's own header
+holds the LoRA adapters (each file's path, size, time and scale) and the tokens. So a changed model, adapter set
+or KV setting never finds an old file.
+
+**Which file serves a prompt.** The index maps the chained SHA-256 of every ``BLOCK`` tokens of every file (under
+its adapter set) to the file; a prompt walks its own chain and takes the longest hit, then the exact common
+prefix with that file's tokens. The read happens off the event loop and off the engine thread (``read``); the
+engine thread only copies the bytes into the lane (``llama_state_seq_set_data``).
+
+**Crash safety.** A file is written to ``.tmp``, fsynced, renamed, and the directory fsynced. A header that does
+not parse, a payload of the wrong length, a file llama.cpp refuses: removed, never loaded. ``.tmp`` leftovers are
+removed at start.
+
+**Bounds.** ``budget_bytes`` over the tier's files: the least recently used (written or loaded) go first.
+Saves wait in a queue of at most ``MAX_PENDING_BYTES``; past it a save is dropped (counted).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import hashlib
+import json
+import logging
+import os
+import queue
+import struct
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+BLOCK = 64
+"""Tokens per hashed block: a prompt finds a file by a whole number of blocks, then by exact tokens."""
+MAGIC = b"superfluid-kv\x01"
+MAX_PENDING_BYTES = 1 << 30
+_HEADER = struct.Struct("<II")  # header JSON bytes, token count
+_DIGEST_SPAN = 1 << 20
+
+
+def model_digest(path: Path) -> str:
+    """A digest that changes when the file does: size, mtime and the SHA-256 of its first and last MiB."""
+    stat = path.stat()
+    sha = hashlib.sha256(f"{stat.st_size}:{stat.st_mtime_ns}".encode())
+    with path.open("rb") as handle:
+        sha.update(handle.read(_DIGEST_SPAN))
+        if stat.st_size > _DIGEST_SPAN:
+            handle.seek(max(stat.st_size - _DIGEST_SPAN, _DIGEST_SPAN))
+            sha.update(handle.read(_DIGEST_SPAN))
+    return sha.hexdigest()
+
+
+def tier_name(settings: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:20]
+
+
+def _chain(adapters: str, tokens: list[int]) -> list[bytes]:
+    """The chained digest after each whole block of ``tokens`` (index i: the first (i + 1) * BLOCK tokens)."""
+    out = []
+    digest = hashlib.sha256(adapters.encode()).digest()
+    for start in range(0, len(tokens) - BLOCK + 1, BLOCK):
+        digest = hashlib.sha256(digest + struct.pack(f"<{BLOCK}i", *tokens[start:start + BLOCK])).digest()
+        out.append(digest)
+    return out
+
+
+@dataclass
+class Saved:
+    """One file of the tier."""
+
+    path: Path
+    tokens: list[int]
+    adapters: str
+    size: int
+    used: float
+    chain: list[bytes] = field(default_factory=list)
+    refused: bool = False
+    """llama.cpp did not take its cells once (a pool with no room, or a bad file): not offered again."""
+
+
+@dataclass(frozen=True)
+class Found:
+    """A file that holds ``common`` leading tokens of a prompt; ``payload`` once read."""
+
+    saved: Saved
+    common: int
+    payload: Any = None
+
+
+@dataclass
+class TierStats:
+    saves: int = 0
+    saved_bytes: int = 0
+    dropped_saves: int = 0
+    restores: int = 0
+    restored_tokens: int = 0
+    removed: int = 0
+    """Files removed: over budget, superseded by a longer save of the same tokens, or unusable."""
+
+
+class KvDiskTier:
+    """The files of one model under one set of KV settings. ``find`` and ``note_*`` from any thread."""
+
+    def __init__(self, directory: Path, *, budget_bytes: int, min_tokens: int) -> None:
+        self.directory = directory
+        self.budget_bytes = budget_bytes
+        self.min_tokens = max(min_tokens, BLOCK)
+        self.stats = TierStats()
+        self._lock = threading.Lock()
+        self._files: dict[Path, Saved] = {}
+        self._index: dict[bytes, Saved] = {}
+        self._pending = 0
+        self._listed = 0
+        """The directory's modification time when it was last listed: another server's new file changes it."""
+        self._queue: queue.SimpleQueue[tuple[list[int], str, Any, int] | threading.Event | None] = \
+            queue.SimpleQueue()
+        directory.mkdir(parents=True, exist_ok=True)
+        self._scan()
+        self._writer = threading.Thread(target=self._write_loop, name="superfluid-kv-disk", daemon=True)
+        self._writer.start()
+
+    # ---- the index ----
+
+    @property
+    def bytes(self) -> int:
+        with self._lock:
+            return sum(saved.size for saved in self._files.values())
+
+    @property
+    def files(self) -> int:
+        with self._lock:
+            return len(self._files)
+
+    def _scan(self, *, fresh: bool = True) -> None:
+        """Index the directory's files. At start (``fresh``) a leftover of a save cut short is removed; later (a
+        rescan for files other servers sharing the directory wrote) only new complete files are added."""
+        with contextlib.suppress(OSError):
+            self._listed = self.directory.stat().st_mtime_ns
+        for path in self.directory.iterdir():
+            if not fresh:
+                if path.suffix == ".kv" and path not in self._files:
+                    saved = _read_header(path)
+                    if saved is not None:
+                        self._add(saved)
+                continue
+            if path.suffix != ".kv":
+                with contextlib.suppress(OSError):
+                    path.unlink()  # a save the process died in the middle of
+                continue
+            saved = _read_header(path)
+            if saved is None:
+                log.warning("removing unusable KV file %s", path)
+                with contextlib.suppress(OSError):
+                    path.unlink()
+                continue
+            self._add(saved)
+
+    def _add(self, saved: Saved) -> None:
+        saved.chain = _chain(saved.adapters, saved.tokens)
+        self._files[saved.path] = saved
+        for digest in saved.chain:
+            self._index[digest] = saved
+
+    def _drop(self, saved: Saved) -> None:
+        self._files.pop(saved.path, None)
+        for digest in saved.chain:
+            if self._index.get(digest) is saved:
+                del self._index[digest]
+        with contextlib.suppress(OSError):
+            saved.path.unlink()
+        self.stats.removed += 1
+
+    def find(self, tokens: list[int], adapters: str) -> Found | None:
+        """The file holding the longest prefix of ``tokens`` under ``adapters`` (at least min_tokens), or None."""
+        if len(tokens) < self.min_tokens:
+            return None
+        chain = _chain(adapters, tokens)
+        with self._lock:
+            self._rescan_if_changed()
+            for digest in reversed(chain):
+                saved = self._index.get(digest)
+                if saved is not None and not saved.refused:
+                    common = _common(saved.tokens, tokens)
+                    return Found(saved, common) if common >= self.min_tokens else None
+        return None
+
+    def _rescan_if_changed(self) -> None:
+        """Servers sharing the directory (a fleet's replicas) see each other's files: a changed directory is
+        listed again (one stat per lookup otherwise)."""
+        try:
+            listed = self.directory.stat().st_mtime_ns
+        except OSError:
+            return
+        if listed != self._listed:
+            try:
+                self._scan(fresh=False)
+            except OSError as exc:
+                log.warning("could not list %s: %s", self.directory, exc)
+            for path in [path for path in self._files if not path.exists()]:  # removed by another server
+                self._drop_index(self._files[path])
+
+    def read(self, found: Found) -> Found | None:
+        """``found`` with its payload read from disk (any thread but the loop's); None if the file is unusable."""
+        saved = found.saved
+        try:
+            with saved.path.open("rb") as handle:
+                head = handle.read(len(MAGIC) + _HEADER.size)
+                if not head.startswith(MAGIC):
+                    raise ValueError("not a superfluid KV file")
+                header_len, n_tokens = _HEADER.unpack(head[len(MAGIC):])
+                header = json.loads(handle.read(header_len))
+                handle.seek(4 * n_tokens, os.SEEK_CUR)
+                size = int(header["payload"])
+                payload = (ctypes.c_uint8 * size)()
+                if handle.readinto(payload) != size or handle.read(1):
+                    raise ValueError("the payload is not the length its header gives")
+        except (OSError, ValueError, KeyError, TypeError, struct.error) as exc:
+            log.warning("removing unusable KV file %s: %s", saved.path, exc)
+            with self._lock:
+                self._drop(saved)
+            return None
+        return Found(saved, found.common, payload)
+
+    def note_restored(self, found: Found, tokens: int) -> None:
+        self.stats.restores += 1
+        self.stats.restored_tokens += tokens
+        found.saved.used = time.time()
+        with contextlib.suppress(OSError):
+            os.utime(found.saved.path)  # the order of use survives a restart
+
+    def note_refused(self, found: Found) -> None:
+        """llama.cpp did not take the file's cells: this process does not offer it again (the file stays: the
+        pool may only have been short of room)."""
+        found.saved.refused = True
+
+    # ---- saving ----
+
+    def save(self, tokens: list[int], adapters: str, payload: Any, size: int) -> bool:
+        """Queue a save of ``payload`` (a ctypes buffer the caller no longer touches) for ``tokens``; False when
+        the queue is too full and the save is dropped."""
+        with self._lock:
+            if self._pending + size > MAX_PENDING_BYTES:
+                self.stats.dropped_saves += 1
+                return False
+            self._pending += size
+        self._queue.put((list(tokens), adapters, payload, size))
+        return True
+
+    def flush(self) -> None:
+        """Wait until every queued save is on disk."""
+        done = threading.Event()
+        self._queue.put(done)
+        done.wait(timeout=120)
+
+    def close(self) -> None:
+        self.flush()
+        self._queue.put(None)
+        self._writer.join(timeout=10)
+
+    def _write_loop(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            if isinstance(item, threading.Event):
+                item.set()
+                continue
+            tokens, adapters, payload, size = item
+            try:
+                self._write(tokens, adapters, payload, size)
+            except OSError as exc:
+                log.warning("could not save KV cells to %s: %s", self.directory, exc)
+            finally:
+                with self._lock:
+                    self._pending -= size
+
+    def _write(self, tokens: list[int], adapters: str, payload: Any, size: int) -> None:
+        name = hashlib.sha256(adapters.encode() + struct.pack(f"<{len(tokens)}i", *tokens)).hexdigest()[:32]
+        path = self.directory / f"{name}.kv"
+        header = json.dumps({"adapters": adapters, "payload": size}).encode()
+        temporary = path.with_suffix(".tmp")
+        with temporary.open("wb") as handle:
+            handle.write(MAGIC + _HEADER.pack(len(header), len(tokens)) + header)
+            handle.write(struct.pack(f"<{len(tokens)}i", *tokens))
+            handle.write(memoryview(payload).cast("B")[:size])
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+        _fsync_directory(self.directory)
+        saved = Saved(path, tokens, adapters, path.stat().st_size, time.time())
+        with self._lock:
+            old = self._files.get(path)
+            if old is not None:
+                self._drop_index(old)
+            # A shorter file whose tokens this one starts with serves nothing this one does not.
+            shorter = {id(f): f for f in (self._index.get(d) for d in _chain(adapters, tokens)) if f is not None}
+            self._add(saved)
+            for other in shorter.values():
+                if len(other.tokens) <= len(tokens) and other.tokens == tokens[:len(other.tokens)]:
+                    self._drop(other)
+            self.stats.saves += 1
+            self.stats.saved_bytes += saved.size
+            self._hold_budget(keep=saved)
+
+    def _drop_index(self, saved: Saved) -> None:
+        self._files.pop(saved.path, None)
+        for digest in saved.chain:
+            if self._index.get(digest) is saved:
+                del self._index[digest]
+
+    def _hold_budget(self, keep: Saved) -> None:
+        total = sum(saved.size for saved in self._files.values())
+        for saved in sorted(self._files.values(), key=lambda s: s.used):
+            if total <= self.budget_bytes:
+                return
+            if saved is keep:
+                continue
+            total -= saved.size
+            self._drop(saved)
+        if total > self.budget_bytes:  # the new file alone is over the budget
+            self._drop(keep)
+
+
+def _common(a: list[int], b: list[int]) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+def _read_header(path: Path) -> Saved | None:
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as handle:
+            head = handle.read(len(MAGIC) + _HEADER.size)
+            if not head.startswith(MAGIC) or len(head) != len(MAGIC) + _HEADER.size:
+                return None
+            header_len, n_tokens = _HEADER.unpack(head[len(MAGIC):])
+            header = json.loads(handle.read(header_len))
+            raw = handle.read(4 * n_tokens)
+            if len(raw) != 4 * n_tokens:
+                return None
+            tokens = list(struct.unpack(f"<{n_tokens}i", raw))
+        if size != len(MAGIC) + _HEADER.size + header_len + 4 * n_tokens + int(header["payload"]):
+            return None
+        return Saved(path, tokens, str(header["adapters"]), size, path.stat().st_mtime)
+    except (OSError, ValueError, KeyError, TypeError, struct.error):
+        return None
+
+
+def _fsync_directory(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+# ---- on the engine thread ----
+
+def spill(tier: KvDiskTier | None, lane: Any) -> None:
+    """Save ``lane``'s cells before they are dropped, unless the tier already holds nearly all of its tokens."""
+    n = len(lane.tokens)
+    if tier is None or n < tier.min_tokens:
+        return
+    adapters = repr(lane.adapters)
+    found = tier.find(lane.tokens, adapters)
+    if found is not None and found.common >= n - BLOCK:
+        return
+    import llama_cpp
+
+    size = int(llama_cpp.llama_state_seq_get_size(lane.ctx, lane.seq))
+    if size <= 0:
+        return
+    buffer = (ctypes.c_uint8 * size)()
+    written = int(llama_cpp.llama_state_seq_get_data(lane.ctx, buffer, size, lane.seq))
+    if written > 0:
+        tier.save(lane.tokens, adapters, buffer, written)
+
+
+def restore(tier: KvDiskTier, found: Found, lane: Any, keep: int) -> bool:
+    """Load ``found``'s cells into ``lane`` (emptied by the caller) and keep its first ``keep`` tokens; False if
+    llama.cpp refused them (then the lane is empty, and the file is not offered again by this process)."""
+    import llama_cpp
+
+    payload = found.payload
+    loaded = int(llama_cpp.llama_state_seq_set_data(lane.ctx, payload, len(payload), lane.seq))
+    if loaded <= 0:
+        llama_cpp.llama_memory_seq_rm(lane.memory, lane.seq, -1, -1)
+        tier.note_refused(found)
+        return False
+    llama_cpp.llama_memory_seq_rm(lane.memory, lane.seq, keep, -1)
+    lane.tokens = list(found.saved.tokens[:keep])
+    tier.note_restored(found, keep)
+    return True
+
+
+def open_tier(llama: Any, settings: Any, model_id: str) -> KvDiskTier | None:
+    """The disk tier of a generation model under ``settings`` (--kv-disk-bytes, --sessions), or None when off
+    or when its directory cannot be made (logged: the model serves without it)."""
+    if settings.kv_disk_bytes <= 0 or llama.pooling is not None:
+        return None
+    import llama_cpp
+
+    from superfluid.state.location import default_sessions_dir  # a path rule only, no database
+
+    try:
+        key = {"model": model_digest(llama.path), "llama_cpp": llama_cpp.__version__, "window": llama.n_ctx,
+               "kv_size": llama.kv_size, "unified": llama.kv_unified, "flash_attn": llama.flash_attn_type,
+               "overrides": repr(settings.override_kv), "format": MAGIC.decode("latin-1")}
+        root = (settings.sessions_dir or default_sessions_dir()) / "kv"
+        return KvDiskTier(root / tier_name(key), budget_bytes=settings.kv_disk_bytes,
+                          min_tokens=settings.kv_disk_min_tokens)
+    except OSError as exc:
+        log.warning("%s: the prefix cache's disk tier is off: %s", model_id, exc)
+        return None
