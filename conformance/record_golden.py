@@ -66,7 +66,7 @@ _RESPONSES_ID_PREFIXES = ("resp_", "msg_", "rs_", "fc_", "fco_", "call_")
 # Counters of the /props KV snapshot that move with whatever else the server is doing.
 _KV_COUNTERS = ("busy", "waiting", "cached_tokens")
 # Parts of the /slots entry that describe live traffic rather than the server's shape.
-_SLOT_LIVE = ("lanes", "kv_pool", "waiting", "tick_plan", "rates", "totals", "is_processing")
+_SLOT_LIVE = ("lanes", "kv_pool", "waiting", "tick_plan", "rates", "totals", "is_processing", "kv_disk")
 # Fields of a model entry that change when a lazily loaded model gets loaded.
 _LOAD_STATE_FIELDS = ("loaded",)
 _LOAD_STATE_META = ("n_ctx", "n_ctx_train")

@@ -179,6 +179,7 @@ from .response_usage_output_tokens_details import ResponseUsageOutputTokensDetai
 from .sampling_fields import SamplingFields
 from .sampling_fields_stream_options_type_0 import SamplingFieldsStreamOptionsType0
 from .slot import Slot
+from .slot_kv_disk_type_0 import SlotKvDiskType0
 from .slot_kv_pool import SlotKvPool
 from .slot_lanes_item import SlotLanesItem
 from .slot_lanes_item_context import SlotLanesItemContext
@@ -425,6 +426,7 @@ __all__ = (
     "SamplingFields",
     "SamplingFieldsStreamOptionsType0",
     "Slot",
+    "SlotKvDiskType0",
     "SlotKvPool",
     "SlotLanesItem",
     "SlotLanesItemContext",

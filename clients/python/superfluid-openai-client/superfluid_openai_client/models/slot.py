@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -10,6 +10,7 @@ from ..models.slot_state import SlotState
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.slot_kv_disk_type_0 import SlotKvDiskType0
     from ..models.slot_kv_pool import SlotKvPool
     from ..models.slot_lanes_item import SlotLanesItem
     from ..models.slot_params import SlotParams
@@ -41,6 +42,8 @@ class Slot:
             wait.
         load_waiting (int | Unset): Requests waiting for the model to load.
         totals (SlotTotals | Unset):
+        kv_disk (None | SlotKvDiskType0 | Unset): The prefix cache's disk tier (--kv-disk-bytes), or null when it is
+            off: its directory, files, bytes, budget_bytes, saves, dropped_saves, restores, restored_tokens and removed.
     """
 
     id: int
@@ -58,9 +61,12 @@ class Slot:
     state: SlotState | Unset = UNSET
     load_waiting: int | Unset = UNSET
     totals: SlotTotals | Unset = UNSET
+    kv_disk: None | SlotKvDiskType0 | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.slot_kv_disk_type_0 import SlotKvDiskType0  # noqa: PLC0415
+
         id = self.id
 
         n_ctx = self.n_ctx
@@ -100,6 +106,14 @@ class Slot:
         if not isinstance(self.totals, Unset):
             totals = self.totals.to_dict()
 
+        kv_disk: dict[str, Any] | None | Unset
+        if isinstance(self.kv_disk, Unset):
+            kv_disk = UNSET
+        elif isinstance(self.kv_disk, SlotKvDiskType0):
+            kv_disk = self.kv_disk.to_dict()
+        else:
+            kv_disk = self.kv_disk
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -129,11 +143,14 @@ class Slot:
             field_dict["load_waiting"] = load_waiting
         if totals is not UNSET:
             field_dict["totals"] = totals
+        if kv_disk is not UNSET:
+            field_dict["kv_disk"] = kv_disk
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.slot_kv_disk_type_0 import SlotKvDiskType0  # noqa: PLC0415
         from ..models.slot_kv_pool import SlotKvPool  # noqa: PLC0415
         from ..models.slot_lanes_item import SlotLanesItem  # noqa: PLC0415
         from ..models.slot_params import SlotParams  # noqa: PLC0415
@@ -192,6 +209,23 @@ class Slot:
         else:
             totals = SlotTotals.from_dict(_totals)
 
+        def _parse_kv_disk(data: object) -> None | SlotKvDiskType0 | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                kv_disk_type_0 = SlotKvDiskType0.from_dict(data)
+
+                return kv_disk_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | SlotKvDiskType0 | Unset, data)
+
+        kv_disk = _parse_kv_disk(d.pop("kv_disk", UNSET))
+
         slot = cls(
             id=id,
             n_ctx=n_ctx,
@@ -208,6 +242,7 @@ class Slot:
             state=state,
             load_waiting=load_waiting,
             totals=totals,
+            kv_disk=kv_disk,
         )
 
         slot.additional_properties = d
