@@ -54,8 +54,18 @@ def test_a_match_too_busy_gives_way_to_the_least_loaded() -> None:
 def test_a_small_shared_opening_is_a_miss_and_no_prompt_is_left_to_ray() -> None:
     router = _router()
     router._index.record("a", BLOCKS[:1])
-    assert router.rank([A, B], BLOCKS) == ("miss", [])  # type: ignore[list-item]
+    assert router.rank([A, B], BLOCKS)[0] == "miss"
     assert router.rank([A, B], ()) == ("no_prompt", [])  # type: ignore[list-item]
+
+
+def test_new_conversations_spread_over_the_replicas() -> None:
+    router = _router()
+    router._index.record("a", tuple(range(100, 140)))  # a holds one conversation already
+    assert router.rank([A, B], BLOCKS) == ("miss", [B, A])  # type: ignore[list-item]
+    router._index.record("b", tuple(range(200, 260)))  # now b holds more
+    assert router.rank([A, B], BLOCKS) == ("miss", [A, B])  # type: ignore[list-item]
+    _busy(router, A, 1)  # but a is busy: the idle one first
+    assert router.rank([A, B], BLOCKS) == ("miss", [B, A])  # type: ignore[list-item]
 
 
 def test_a_forgotten_replica_holds_nothing() -> None:

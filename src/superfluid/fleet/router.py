@@ -8,8 +8,11 @@ request to the first that accepts. The policy (docs/fleet.md#routing):
    run of its leading blocks is tried first, the others after it ("prefix").
 2. Unless that replica has ``imbalance`` more requests in flight than the least busy one: then the least busy
    replica goes first ("least_loaded"), so one hot conversation cannot pile a queue onto one replica.
-3. No replica holds at least a tenth of the prompt's blocks ("miss"), or the request has no prompt
-   ("no_prompt"): Ray's own power of two choices among all replicas.
+3. No replica holds at least a tenth of the prompt's blocks ("miss"): a new conversation. The least busy
+   replica goes first, and between equally busy ones the one holding the fewest blocks, so new conversations
+   spread over the replicas' caches instead of piling onto one (sent one at a time, every replica is equally
+   idle, and Ray's power of two choices broke that tie the same way again and again).
+4. The request has no prompt ("no_prompt"): Ray's own power of two choices among all replicas.
 
 Whatever replica takes the request, its blocks are recorded there, so the conversation's next turn follows it.
 """
@@ -56,7 +59,7 @@ class PrefixAwareRouter(PowerOfTwoChoicesRequestRouter):
         best = max(candidates, key=lambda r: (matched[r.replica_id.unique_id], -self.load(r)))
         self._metrics.observe_match(matched[best.replica_id.unique_id], len(blocks))
         if matched[best.replica_id.unique_id] < max(1.0, self._min_match * len(blocks)):
-            return "miss", []
+            return "miss", sorted(candidates, key=lambda r: (self.load(r), self._index.size(r.replica_id.unique_id)))
         least = min(candidates, key=self.load)
         if self.load(best) - self.load(least) > self._imbalance:
             return "least_loaded", [least, *(r for r in candidates if r is not least)]
