@@ -127,7 +127,7 @@ def _chat_flow(driver: webdriver.Chrome, web: WebServer, transport: str) -> None
     _shot(driver, f"chat-{transport}")
 
     # A long reply, stopped mid-stream with the stop button: it keeps its text and says it was stopped.
-    _send(driver, "Write a very long story about a lighthouse keeper and the sea, in many chapters.")
+    _send(driver, "Write a 2000-word essay about the history of the ocean, with many sections and subsections.")
     _wait(driver, lambda d: _streaming(d) and len(
         _last_reply(d).find_element(By.CLASS_NAME, "message-content").text) > 20, "the long reply to stream")
     _shot(driver, f"streaming-{transport}")

@@ -27,3 +27,15 @@ def test_hosts_and_origins_are_the_listeners_own() -> None:
     assert address.origins(9000) == {"http://127.0.0.1:9000", "http://localhost:9000"}
     assert WebAddress.parse("[::1]:1").hosts() == {"[::1]:1", "localhost:1"}
     assert address.url() == "http://127.0.0.1:8454/"
+
+
+def test_a_port_another_process_holds_is_reported() -> None:
+    import socket
+
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        problem = WebAddress.parse(f"127.0.0.1:{port}").unbindable()
+    assert problem is not None and problem.startswith(f"--web 127.0.0.1:{port}: cannot listen there")
+    assert WebAddress("127.0.0.1", port).unbindable() is None  # free again

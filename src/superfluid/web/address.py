@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import socket
 from dataclasses import dataclass
 
 
@@ -40,6 +41,17 @@ class WebAddress:
             raise WebAddressError(f"--web '{text}': the web listener is loopback-only (127.0.0.1, ::1 or "
                                   f"localhost); {host} is not a loopback address")
         return cls(str(ip), port)
+
+    def unbindable(self) -> str | None:
+        """Why the listener cannot bind its address now (say, another process holds the port), or None."""
+        family = socket.AF_INET6 if ipaddress.ip_address(self.host).version == 6 else socket.AF_INET
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind((self.host, self.port))
+            except OSError as exc:
+                return f"--web {self.host}:{self.port}: cannot listen there: {exc.strerror or exc}"
+        return None
 
     def hosts(self, port: int | None = None) -> frozenset[str]:
         """The exact ``Host`` header values a browser sends to this listener (``port``: the bound one, when the
