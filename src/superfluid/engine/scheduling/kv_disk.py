@@ -41,6 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from superfluid.engine.scheduling.job import common_prefix
+
 log = logging.getLogger(__name__)
 
 BLOCK = 64
@@ -193,7 +195,7 @@ class KvDiskTier:
             for digest in reversed(chain):
                 saved = self._index.get(digest)
                 if saved is not None and not saved.refused:
-                    common = _common(saved.tokens, tokens)
+                    common = common_prefix(saved.tokens, tokens)
                     return Found(saved, common) if common >= self.min_tokens else None
         return None
 
@@ -332,14 +334,6 @@ class KvDiskTier:
             self._drop(saved)
         if total > self.budget_bytes:  # the new file alone is over the budget
             self._drop(keep)
-
-
-def _common(a: list[int], b: list[int]) -> int:
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i
 
 
 def _read_header(path: Path) -> Saved | None:
