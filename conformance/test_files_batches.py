@@ -260,7 +260,7 @@ def test_cancel_stops_between_lines_and_a_read_file_cannot_be_deleted(sdk: OpenA
 
 
 def test_a_batch_past_its_window_expires_with_the_unrun_lines_in_the_error_file(sdk: OpenAI) -> None:
-    lines = _slow_lines(10, "late", max_tokens=32)
+    lines = _slow_lines(40, "late")  # ~2,500 tokens: far more than 2 s of work on any machine this runs on
     batch = sdk.batches.create(input_file_id=upload(sdk, lines), endpoint="/v1/chat/completions",
                                completion_window="2s")
     done = wait_until_ended(sdk, batch.id)

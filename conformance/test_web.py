@@ -153,7 +153,8 @@ def test_a_follow_up_turn_is_served_warm(web: WebServer) -> None:
     _stream(web, session_id=session["id"], content="What is the capital of France?", max_tokens=8)
     second = _stream(web, session_id=session["id"], content="And of Italy?", max_tokens=8)
     usage = next(data for kind, data in second if kind == "usage")
-    assert usage["cached_tokens"] >= usage["prompt_tokens"] - 20 > 60, usage
+    # All but the new question (and the end of the first reply, should it tokenize otherwise when sent back).
+    assert usage["cached_tokens"] >= usage["prompt_tokens"] - 40 > 60, usage
 
 
 def test_edit_and_regenerate_truncate_the_session(web: WebServer) -> None:
@@ -202,8 +203,8 @@ def test_rpc_errors_are_json_rpc_error_objects(web: WebServer) -> None:
 
 def test_cancel_stops_a_reply_and_keeps_its_text(web: WebServer) -> None:
     session = web.rpc("session.create")
-    sent = web.rpc("message.send", session_id=session["id"], content="Tell me a very long story about a ship.",
-                   max_tokens=400)
+    sent = web.rpc("message.send", session_id=session["id"], max_tokens=400, temperature=0,
+                   content="Write a 2000-word essay about the history of the ocean, with many sections.")
     message_id = sent["message"]["id"]
     assert sent["message"]["state"] == "streaming" and sent["user_message"]["role"] == "user"
     busy = httpx.post(web.url + "web/rpc", headers={"Authorization": f"Bearer {web.token}"}, json={
