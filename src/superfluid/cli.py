@@ -207,6 +207,9 @@ def _parser() -> argparse.ArgumentParser:
     from superfluid.conformance import command as conformance
 
     conformance.add_parser(commands)
+    from superfluid.launch import command as launch
+
+    launch.add_parser(commands)
     return parser
 
 
@@ -385,11 +388,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         from superfluid.fleet.cli import main as fleet_main
 
         return fleet_main(argv[1:])
+    passed: list[str] = []
+    if argv[:1] == ["launch"] and "--" in argv:  # the program's own arguments are not ours to parse
+        argv, passed = argv[:argv.index("--")], argv[argv.index("--") + 1:]
     args = _parser().parse_args(argv)
+    if passed:
+        args.passed = passed
     if args.command == "conformance":
         from superfluid.conformance.command import execute
 
         return execute(args)
+    if args.command == "launch":
+        from superfluid.launch.command import execute as launch
+
+        return launch(args)
     settings = settings_from_args(args)
     configure_logging(settings.log_level, settings.log_format)
     import prometheus_client

@@ -1,0 +1,97 @@
+"""How each program is pointed at a superfluid server: environment variables and command-line overrides only.
+
+Nothing is written to the user's files, and no file at all: each program reads its settings from the
+environment or from arguments that apply to this run alone (docs/launch.md says what each one sets and why).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where the program is sent: the server's base URL (no trailing slash), the model id, the key if any."""
+
+    url: str
+    model: str
+    key: str | None = None
+
+
+@dataclass(frozen=True)
+class Launch:
+    """What to run: the program's arguments before the user's, and the environment it gets on top of ours."""
+
+    program: str
+    arguments: list[str] = field(default_factory=list)
+    environment: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Agent:
+    name: str
+    program: str
+    install: str
+    """How to install the program, said when it is not on PATH."""
+
+    def launch(self, target: Target, passed: list[str]) -> Launch:
+        return BUILDERS[self.name](self, target, passed)
+
+
+def _claude(agent: Agent, target: Target, passed: list[str]) -> Launch:
+    environment = {
+        "ANTHROPIC_BASE_URL": target.url,
+        # Sent as a bearer token; a placeholder when the server asks for no key (Claude Code needs one to start).
+        "ANTHROPIC_AUTH_TOKEN": target.key or "superfluid",
+        "ANTHROPIC_MODEL": target.model,
+        # Every model slot: the main model, the small fast one, each family alias, and subagents.
+        "ANTHROPIC_SMALL_FAST_MODEL": target.model,
+        "ANTHROPIC_DEFAULT_HAIKU_MODEL": target.model,
+        "ANTHROPIC_DEFAULT_SONNET_MODEL": target.model,
+        "ANTHROPIC_DEFAULT_OPUS_MODEL": target.model,
+        "CLAUDE_CODE_SUBAGENT_MODEL": target.model,
+        # The per-conversation billing line Claude Code puts first in its system prompt changes the prompt's
+        # opening and so defeats a prefix cache; off, the system prompt is the same from run to run.
+        "CLAUDE_CODE_ATTRIBUTION_HEADER": "0",
+        # No telemetry, error reports or update checks to hosts this machine may not reach.
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    }
+    return Launch(agent.program, [], environment)
+
+
+def _codex(agent: Agent, target: Target, passed: list[str]) -> Launch:
+    provider = (f'{{ name = "superfluid", base_url = "{target.url}/v1", wire_api = "responses", '
+                f'env_key = "SUPERFLUID_API_KEY" }}')
+    arguments = ["-c", "model_provider=superfluid", "-c", f"model_providers.superfluid={provider}",
+                 "-m", target.model]
+    return Launch(agent.program, arguments, {"SUPERFLUID_API_KEY": target.key or "superfluid"})
+
+
+def _opencode(agent: Agent, target: Target, passed: list[str]) -> Launch:
+    model = f"superfluid/{target.model}"
+    config = {
+        "$schema": "https://opencode.ai/config.json",
+        "provider": {"superfluid": {
+            "npm": "@ai-sdk/openai-compatible", "name": "superfluid",
+            "options": {"baseURL": f"{target.url}/v1", "apiKey": target.key or "superfluid"},
+            "models": {target.model: {"name": target.model}},
+        }},
+        "model": model,
+        "small_model": model,
+    }
+    return Launch(agent.program, [], {"OPENCODE_CONFIG_CONTENT": json.dumps(config)})
+
+
+def _ollama(agent: Agent, target: Target, passed: list[str]) -> Launch:
+    # The ollama command line speaks /api/* to OLLAMA_HOST; with nothing after --, it chats with the model.
+    return Launch(agent.program, [] if passed else ["run", target.model], {"OLLAMA_HOST": target.url})
+
+
+BUILDERS = {"claude": _claude, "codex": _codex, "opencode": _opencode, "ollama": _ollama}
+AGENTS = {
+    "claude": Agent("claude", "claude", "npm install -g @anthropic-ai/claude-code"),
+    "codex": Agent("codex", "codex", "npm install -g @openai/codex"),
+    "opencode": Agent("opencode", "opencode", "npm install -g opencode-ai"),
+    "ollama": Agent("ollama", "ollama", "see https://ollama.com/download (only its command line is used)"),
+}

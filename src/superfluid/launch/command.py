@@ -1,0 +1,150 @@
+"""``superfluid launch TOOL [--model ID] [--url URL] [--api-key-file FILE] [--print] [--restore] [-- ARGS...]``.
+
+Finds the program on PATH (or says how to install it, exit 2), finds the server at ``--url`` (or starts
+``superfluid serve`` there when none answers, and stops it when the program ends), picks the model (``--model``,
+else the first one the server lists), and runs the program pointed at it (launch/agents.py). Arguments after
+``--`` go to the program unchanged. ``--print`` shows what would run instead of running it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+
+from superfluid.launch.agents import AGENTS, Launch, Target
+
+DEFAULT_URL = "http://127.0.0.1:8453"
+START_TIMEOUT_S = 600.0
+
+
+class LaunchError(Exception):
+    """What stops the launch; the command prints it as one line and exits 2."""
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser("launch", help="run a coding agent (claude, codex, opencode) or the ollama "
+                                                "command line against a superfluid server (docs/launch.md)")
+    parser.add_argument("tool", choices=sorted(AGENTS), help="the program to run")
+    parser.add_argument("--model", default=None, help="model id for every model slot the program has "
+                                                      "(default: the first one the server lists)")
+    parser.add_argument("--url", default=DEFAULT_URL, help=f"the server (default {DEFAULT_URL}); when none "
+                                                           "answers there, superfluid serve is started on it")
+    parser.add_argument("--api-key-file", type=Path, default=None, metavar="FILE",
+                        help="read the server's API key from this file (first line; default: "
+                             "$SUPERFLUID_API_KEY, or none)")
+    parser.add_argument("--print", dest="show", action="store_true",
+                        help="print the environment and command instead of running them")
+    parser.add_argument("--restore", action="store_true",
+                        help="undo what launch set up (it writes no files, so there is nothing to undo)")
+    parser.set_defaults(passed=[])  # what follows `--`, split off before parsing (cli.main)
+
+
+def execute(args: argparse.Namespace) -> int:
+    try:
+        return _execute(args)
+    except LaunchError as exc:
+        print(f"superfluid launch: {exc}", file=sys.stderr)
+        return 2
+
+
+def _execute(args: argparse.Namespace) -> int:
+    agent = AGENTS[args.tool]
+    if args.restore:
+        print("superfluid launch writes no files (only this run's environment and arguments): nothing to restore")
+        return 0
+    passed = list(args.passed)
+    program = shutil.which(agent.program)
+    if program is None and not args.show:
+        raise LaunchError(f"'{agent.program}' is not on PATH; install it with: {agent.install}")
+    url = args.url.rstrip("/")
+    key = read_key(args.api_key_file)
+    server = None
+    if not _answers(url):
+        if args.show:
+            raise LaunchError(f"no superfluid server answers at {url}")
+        server = start_server(url, args.model)
+    try:
+        model = args.model or first_model(url, key)
+        launch = agent.launch(Target(url, model, key), passed)
+        argv = [program or agent.program, *launch.arguments, *passed]
+        if args.show:
+            print(describe(launch, argv))
+            return 0
+        environment = {**os.environ, **launch.environment}
+        if server is None:
+            os.execvpe(argv[0], argv, environment)  # the program takes this process over
+        return subprocess.run(argv, env=environment, check=False).returncode
+    finally:
+        if server is not None:
+            server.terminate()
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
+def read_key(path: Path | None) -> str | None:
+    if path is None:
+        return os.environ.get("SUPERFLUID_API_KEY") or None
+    try:
+        lines = [line.strip() for line in path.read_text().splitlines()]
+    except OSError as exc:
+        raise LaunchError(f"cannot read the key file: {exc}") from exc
+    key = next((line for line in lines if line and not line.startswith("#")), None)
+    if key is None:
+        raise LaunchError(f"{path} holds no key")
+    return key
+
+
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(url + "/health", timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def first_model(url: str, key: str | None) -> str:
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    try:
+        listed = httpx.get(url + "/v1/models", headers=headers, timeout=30)
+    except httpx.HTTPError as exc:
+        raise LaunchError(f"cannot list the models at {url}: {exc}") from exc
+    if listed.status_code != 200:
+        raise LaunchError(f"{url}/v1/models answered {listed.status_code}; give the key with --api-key-file")
+    models = [entry["id"] for entry in listed.json().get("data") or ()]
+    if not models:
+        raise LaunchError(f"{url} lists no model")
+    return str(models[0])
+
+
+def start_server(url: str, model: str | None) -> subprocess.Popen[bytes]:
+    """``superfluid serve`` on ``url``'s host and port (the model given, else the default), once it answers."""
+    parts = urlsplit(url)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 8453
+    argv = [sys.executable, "-m", "superfluid.cli", "serve", *([model] if model else []), "--host", host,
+            "--port", str(port)]
+    print(f"superfluid launch: no server at {url}; starting {shlex.join(argv[3:])}", file=sys.stderr)
+    server = subprocess.Popen(argv)
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise LaunchError(f"superfluid serve exited with {server.returncode}")
+        if _answers(url):
+            return server
+        time.sleep(0.5)
+    server.kill()
+    raise LaunchError(f"superfluid serve did not answer at {url} within {START_TIMEOUT_S:.0f} s")
+
+
+def describe(launch: Launch, argv: list[str]) -> str:
+    lines = [f"{name}={shlex.quote(value)}" for name, value in sorted(launch.environment.items())]
+    return "\n".join([*lines, shlex.join(argv)])
