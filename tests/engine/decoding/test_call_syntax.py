@@ -21,7 +21,6 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 
 from superfluid.engine.decoding.call_syntax import PROBE_CALL, SYNTAXES, CallSyntax
@@ -32,8 +31,7 @@ from superfluid.engine.decoding.tool_readers import call_reader
 from superfluid.engine.models.chat_template import ChatTemplate
 from superfluid.engine.types import ChatMessage
 from superfluid.errors import ConstraintUnsatisfiable
-from tests.engine.bundled_vocab import accepts, decode_masked, grammar_tokenizer
-from tests.engine.decoding.call_reading import every_split, read_calls
+from tests.engine.decoding.call_reading import assert_random_decodings_read_back, every_split, read_calls, takes
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:llama_cpp")
 
@@ -279,8 +277,6 @@ def test_words_that_only_look_like_a_call_stay_words() -> None:
 # ---- grammars ------------------------------------------------------------------------------------------------
 
 
-def _accepts(grammar: str, text: str) -> bool:
-    return accepts(grammar_tokenizer().state(grammar), text)
 
 
 @pytest.mark.parametrize("fmt", sorted(SYNTAXES))
@@ -289,15 +285,15 @@ def test_the_grammar_takes_the_family_s_writing_and_nothing_invented(fmt: str) -
     one = syntax_lark(syntax, (WEATHER, CLOCK), parallel=False, param="tool_choice")
     two = syntax_lark(syntax, (WEATHER, CLOCK), parallel=True, param="tool_choice")
     call = ("get_weather", {"city": "Paris", "days": 2})
-    assert _accepts(one, syntax.write([call])), syntax.write([call])
-    assert _accepts(one, syntax.write([("get_weather", {"city": "Paris"})])), "an optional argument may be left out"
-    assert _accepts(one, syntax.write([("get_time", {})]))
-    assert not _accepts(one, syntax.write([call, ("get_time", {})])), "one call unless parallel calls were asked"
+    assert takes(one, syntax.write([call])), syntax.write([call])
+    assert takes(one, syntax.write([("get_weather", {"city": "Paris"})])), "an optional argument may be left out"
+    assert takes(one, syntax.write([("get_time", {})]))
+    assert not takes(one, syntax.write([call, ("get_time", {})])), "one call unless parallel calls were asked"
     # GigaChat 3's template writes one call a turn: its replies hold one call even with parallel calls.
-    assert _accepts(two, syntax.write([call, ("get_time", {})])) is not syntax.one_call
-    assert not _accepts(one, syntax.write([("get_weather", {"days": 2})])), "a required argument is missing"
-    assert not _accepts(one, syntax.write([("get_weather", {"city": "Paris", "extra": 1})])), "arguments are closed"
-    assert not _accepts(one, syntax.write([("get_news", {})])), "only the tools given"
+    assert takes(two, syntax.write([call, ("get_time", {})])) is not syntax.one_call
+    assert not takes(one, syntax.write([("get_weather", {"days": 2})])), "a required argument is missing"
+    assert not takes(one, syntax.write([("get_weather", {"city": "Paris", "extra": 1})])), "arguments are closed"
+    assert not takes(one, syntax.write([("get_news", {})])), "only the tools given"
 
 
 def test_a_name_the_syntax_cannot_write_is_a_clear_error() -> None:
@@ -309,16 +305,8 @@ def test_a_name_the_syntax_cannot_write_is_a_clear_error() -> None:
 @pytest.mark.parametrize("parallel", [False, True])
 def test_random_decoding_reads_back_as_valid_calls(fmt: str, parallel: bool) -> None:
     tools = (BOUNDED, CLOCK)
-    schemas = {t.name: t.parameters for t in tools}
     grammar = syntax_lark(SYNTAXES[fmt], tools, parallel=parallel, param="tool_choice")
-    for seed in range(4):
-        text = decode_masked(grammar_tokenizer().state(grammar), seed, 800)
-        _, calls = read_calls(fmt, [text[i: i + 3] for i in range(0, len(text), 3)], tools)
-        assert calls, text
-        if not parallel:
-            assert len(calls) == 1, text
-        for call in calls:
-            jsonschema.validate(call["arguments"], schemas[call["name"]])
+    assert_random_decodings_read_back(fmt, grammar, tools, parallel=parallel, seeds=4, reader_tools=True)
 
 
 def test_a_template_that_only_mentions_tool_call_is_not_taken_for_hermes() -> None:

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import functools
-from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 
 from superfluid.engine.decoding.gemma4_calls import gemma4_json, gemma4_lark, write_gemma4
@@ -16,17 +13,21 @@ from superfluid.engine.decoding.tool_grammars import call_grammar
 from superfluid.engine.models.chat_template import ChatTemplate
 from superfluid.engine.types import ChatMessage
 from superfluid.errors import ConstraintUnsatisfiable
-from tests.engine.bundled_vocab import accepts, decode_masked, grammar_tokenizer
-from tests.engine.decoding.call_reading import every_split, read_calls
+from tests.engine.decoding.call_reading import (
+    CLOCK,
+    PARAMS,
+    PROBE,
+    WEATHER,
+    assert_random_decodings_read_back,
+    every_split,
+    published_template,
+    read_calls,
+    takes,
+)
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:llama_cpp")
 
-FOLDER = Path(__file__).parents[1] / "models" / "published_templates"
 GEMMA4_TEMPLATES = ("google-gemma-4-31B-it.jinja", "google-gemma-4-31B-it-interleaved.jinja")
-PARAMS = {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
-          "required": ["city"]}
-WEATHER = ToolSpec("get_weather", "Weather.", PARAMS)
-CLOCK = ToolSpec("get_time", "Time.", {"type": "object", "properties": {}})
 BOUNDED = ToolSpec("get_weather", "Weather.", {
     "type": "object",
     "properties": {"city": {"type": "string", "maxLength": 12}, "unit": {"enum": ["celsius", "fahrenheit"]},
@@ -36,16 +37,6 @@ BOUNDED = ToolSpec("get_weather", "Weather.", {
                                                               "name": {"type": "string", "maxLength": 8}},
                              "required": ["lat"]}},
     "required": ["city"]})
-PROBE = ("get_weather", {"city": "Paris", "days": 2})
-
-
-@functools.cache
-def _template(name: str) -> ChatTemplate:
-    return ChatTemplate((FOLDER / name).read_text(), name=name, bos_token="<s>", eos_token="</s>")
-
-
-def _accepts(grammar: str, text: str) -> bool:
-    return accepts(grammar_tokenizer().state(grammar), text)
 
 
 # ---- the templates ---------------------------------------------------------------------------------------------
@@ -53,8 +44,8 @@ def _accepts(grammar: str, text: str) -> bool:
 
 @pytest.mark.parametrize("name", GEMMA4_TEMPLATES)
 def test_the_gemma4_templates_are_found_by_their_source(name: str) -> None:
-    assert _template(name).call_format == "gemma4"
-    renamed = ChatTemplate(_template(name).source, name="qwen-hermes-llama", bos_token="<s>", eos_token="</s>")
+    assert published_template(name).call_format == "gemma4"
+    renamed = ChatTemplate(published_template(name).source, name="qwen-hermes-llama", bos_token="<s>", eos_token="</s>")
     assert renamed.call_format == "gemma4"
 
 
@@ -64,7 +55,7 @@ def test_the_family_writes_calls_as_the_template_does_and_reads_them_back(name: 
     tools = [{"type": "function", "function": {"name": "get_weather", "description": "", "parameters": PARAMS}}]
     calls = [{"id": f"c{i}", "type": "function", "function": {"name": PROBE[0], "arguments": PROBE[1]}}
              for i in range(count)]
-    text = _template(name).render([{"role": "user", "content": "Weather?"},
+    text = published_template(name).render([{"role": "user", "content": "Weather?"},
                                    {"role": "assistant", "content": "", "tool_calls": calls}],
                                   tools=tools, add_generation_prompt=False).text
     written = write_gemma4([PROBE] * count)
@@ -75,7 +66,7 @@ def test_the_family_writes_calls_as_the_template_does_and_reads_them_back(name: 
 
 
 def test_nested_values_are_written_as_the_template_writes_them() -> None:
-    template = _template(GEMMA4_TEMPLATES[0])
+    template = published_template(GEMMA4_TEMPLATES[0])
     arguments = {"query": "a, {b}: c", "filters": {"n": [1, 2.5], "lang": "en"}, "exact": True}
     call = {"id": "c1", "type": "function", "function": {"name": "search", "arguments": arguments}}
     text = template.render([{"role": "user", "content": "Find."}, {"role": "assistant", "content": "",
@@ -95,7 +86,7 @@ def test_the_earlier_template_gets_results_as_tool_responses() -> None:
                ChatMessage(role="tool", content='{"sky": "sunny"}', extra={"tool_call_id": "c1"}),
                ChatMessage(role="assistant", content="It is sunny."))
     for name in GEMMA4_TEMPLATES:
-        template = _template(name)
+        template = published_template(name)
         plan = plan_output(history, template, tools=ToolPolicy((WEATHER,)), constraint=None)
         text = template.render(plan.messages, tools=plan.template_tools).text
         assert '<|tool_call>call:get_weather{city:<|"|>Oslo<|"|>}<tool_call|>' in text, name
@@ -141,15 +132,15 @@ def test_gemma_values_become_json() -> None:
 def test_the_grammar_takes_the_family_s_writing_and_nothing_invented() -> None:
     one = gemma4_lark((WEATHER, CLOCK), False, "tool_choice", {})
     two = gemma4_lark((WEATHER, CLOCK), True, "tool_choice", {})
-    assert _accepts(one, write_gemma4([PROBE]))
-    assert _accepts(one, write_gemma4([("get_weather", {"city": "Paris"})]))
-    assert _accepts(one, write_gemma4([("get_time", {})]))
-    assert not _accepts(one, write_gemma4([PROBE, ("get_time", {})])), "one call unless parallel calls were asked"
-    assert _accepts(two, write_gemma4([PROBE, ("get_time", {})]))
-    assert not _accepts(one, write_gemma4([("get_weather", {"days": 2})])), "a required argument is missing"
-    assert not _accepts(one, write_gemma4([("get_weather", {"city": "Paris", "extra": 1})])), "arguments are closed"
-    assert not _accepts(one, write_gemma4([("get_news", {})])), "only the tools given"
-    assert not _accepts(one, '<|tool_call>call:get_weather{city:"Paris"}<tool_call|>'), "strings in Gemma's quotes"
+    assert takes(one, write_gemma4([PROBE]))
+    assert takes(one, write_gemma4([("get_weather", {"city": "Paris"})]))
+    assert takes(one, write_gemma4([("get_time", {})]))
+    assert not takes(one, write_gemma4([PROBE, ("get_time", {})])), "one call unless parallel calls were asked"
+    assert takes(two, write_gemma4([PROBE, ("get_time", {})]))
+    assert not takes(one, write_gemma4([("get_weather", {"days": 2})])), "a required argument is missing"
+    assert not takes(one, write_gemma4([("get_weather", {"city": "Paris", "extra": 1})])), "arguments are closed"
+    assert not takes(one, write_gemma4([("get_news", {})])), "only the tools given"
+    assert not takes(one, '<|tool_call>call:get_weather{city:"Paris"}<tool_call|>'), "strings in Gemma's quotes"
 
 
 def test_auto_engages_at_the_call_marker() -> None:
@@ -167,11 +158,5 @@ def test_a_name_that_cannot_be_written_bare_is_a_clear_error() -> None:
 @pytest.mark.parametrize("parallel", [False, True])
 def test_random_decoding_reads_back_as_valid_calls(parallel: bool) -> None:
     tools = (BOUNDED, CLOCK)
-    schemas = {t.name: t.parameters for t in tools}
     grammar = gemma4_lark(tools, parallel, "tool_choice", {})
-    for seed in range(6):
-        text = decode_masked(grammar_tokenizer().state(grammar), seed, 800)
-        _, calls = read_calls("gemma4", [text[i: i + 3] for i in range(0, len(text), 3)])
-        assert calls and (parallel or len(calls) == 1), text
-        for call in calls:
-            jsonschema.validate(call["arguments"], schemas[call["name"]])
+    assert_random_decodings_read_back("gemma4", grammar, tools, parallel=parallel, seeds=6)

@@ -3,11 +3,8 @@ whole and in pieces, and held by a grammar whose random decodings read back as v
 
 from __future__ import annotations
 
-import functools
-from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 
 from superfluid.engine.decoding.output_plan import plan_output
@@ -16,37 +13,27 @@ from superfluid.engine.decoding.tool_calls import ToolPolicy, ToolSpec
 from superfluid.engine.models.chat_template import ChatTemplate
 from superfluid.engine.types import ChatMessage
 from superfluid.errors import ConstraintUnsatisfiable
-from tests.engine.bundled_vocab import accepts, decode_masked, grammar_tokenizer
-from tests.engine.decoding.call_reading import every_split, read_calls
+from tests.engine.decoding.call_reading import (
+    CLOCK,
+    PARAMS,
+    PROBE,
+    WEATHER,
+    assert_random_decodings_read_back,
+    every_split,
+    published_template,
+    read_calls,
+    takes,
+)
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:llama_cpp")
 
-FOLDER = Path(__file__).parents[1] / "models" / "published_templates"
 LFM2_TEMPLATES = ("LFM2-8B-A1B.jinja", "LFM2.5-8B-A1B.jinja", "LFM2.5-Instruct.jinja")
-PARAMS = {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
-          "required": ["city"]}
-WEATHER = ToolSpec("get_weather", "Weather.", PARAMS)
-CLOCK = ToolSpec("get_time", "Time.", {"type": "object", "properties": {}})
 BOUNDED = ToolSpec("get_weather", "Weather.", {
     "type": "object",
     "properties": {"city": {"type": "string"}, "unit": {"enum": ["celsius", "fahrenheit"]},
                    "days": {"type": "integer", "minimum": 1, "maximum": 9}, "hourly": {"type": "boolean"},
                    "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 2}},
     "required": ["city"]})
-PROBE = ("get_weather", {"city": "Paris", "days": 2})
-
-
-@functools.cache
-def _template(name: str) -> ChatTemplate:
-    return ChatTemplate((FOLDER / name).read_text(), name=name, bos_token="<s>", eos_token="</s>")
-
-
-
-
-
-
-def _accepts(grammar: str, text: str) -> bool:
-    return accepts(grammar_tokenizer().state(grammar), text)
 
 
 # ---- the templates ---------------------------------------------------------------------------------------------
@@ -54,14 +41,14 @@ def _accepts(grammar: str, text: str) -> bool:
 
 @pytest.mark.parametrize("name", LFM2_TEMPLATES)
 def test_the_lfm2_templates_are_found_by_their_source(name: str) -> None:
-    assert _template(name).call_format == "lfm2"
-    renamed = ChatTemplate(_template(name).source, name="qwen-hermes-llama", bos_token="<s>", eos_token="</s>")
+    assert published_template(name).call_format == "lfm2"
+    renamed = ChatTemplate(published_template(name).source, name="qwen-hermes-llama", bos_token="<s>", eos_token="</s>")
     assert renamed.call_format == "lfm2"
 
 
 @pytest.mark.parametrize("count", [1, 2])
 def test_the_family_writes_calls_as_lfm25_s_template_does_and_reads_them_back(count: int) -> None:
-    template = _template("LFM2.5-8B-A1B.jinja")
+    template = published_template("LFM2.5-8B-A1B.jinja")
     tools = [{"type": "function", "function": {"name": "get_weather", "description": "", "parameters": PARAMS}}]
     calls = [{"id": f"c{i}", "type": "function", "function": {"name": PROBE[0], "arguments": PROBE[1]}}
              for i in range(count)]
@@ -83,7 +70,7 @@ def test_earlier_calls_reach_the_templates_that_leave_them_out() -> None:
                                                                  "arguments": '{"city": "Oslo"}'}}]}),
                ChatMessage(role="tool", content="Sunny.", extra={"tool_call_id": "c1"}))
     for name in LFM2_TEMPLATES:
-        template = _template(name)
+        template = published_template(name)
         plan = plan_output(history, template, tools=ToolPolicy((WEATHER,)), constraint=None)
         text = template.render(plan.messages, tools=plan.template_tools).text
         assert "<|tool_call_start|>[get_weather(city='Oslo')]<|tool_call_end|>" in text, name
@@ -128,14 +115,14 @@ def test_python_literals_become_json() -> None:
 def test_the_grammar_takes_the_family_s_writing_and_nothing_invented() -> None:
     one = lfm2_lark((WEATHER, CLOCK), False, "tool_choice", {})
     two = lfm2_lark((WEATHER, CLOCK), True, "tool_choice", {})
-    assert _accepts(one, write_lfm2([PROBE]))
-    assert _accepts(one, '<|tool_call_start|>[get_weather(city="Paris")]<|tool_call_end|>')
-    assert _accepts(one, write_lfm2([("get_time", {})]))
-    assert not _accepts(one, write_lfm2([PROBE, ("get_time", {})])), "one call unless parallel calls were asked"
-    assert _accepts(two, write_lfm2([PROBE, ("get_time", {})]))
-    assert not _accepts(one, write_lfm2([("get_weather", {"days": 2})])), "a required argument is missing"
-    assert not _accepts(one, write_lfm2([("get_weather", {"city": "Paris", "extra": 1})])), "arguments are closed"
-    assert not _accepts(one, write_lfm2([("get_news", {})])), "only the tools given"
+    assert takes(one, write_lfm2([PROBE]))
+    assert takes(one, '<|tool_call_start|>[get_weather(city="Paris")]<|tool_call_end|>')
+    assert takes(one, write_lfm2([("get_time", {})]))
+    assert not takes(one, write_lfm2([PROBE, ("get_time", {})])), "one call unless parallel calls were asked"
+    assert takes(two, write_lfm2([PROBE, ("get_time", {})]))
+    assert not takes(one, write_lfm2([("get_weather", {"days": 2})])), "a required argument is missing"
+    assert not takes(one, write_lfm2([("get_weather", {"city": "Paris", "extra": 1})])), "arguments are closed"
+    assert not takes(one, write_lfm2([("get_news", {})])), "only the tools given"
 
 
 def test_a_name_that_cannot_be_a_python_call_is_a_clear_error() -> None:
@@ -146,11 +133,5 @@ def test_a_name_that_cannot_be_a_python_call_is_a_clear_error() -> None:
 @pytest.mark.parametrize("parallel", [False, True])
 def test_random_decoding_reads_back_as_valid_calls(parallel: bool) -> None:
     tools = (BOUNDED, CLOCK)
-    schemas = {t.name: t.parameters for t in tools}
     grammar = lfm2_lark(tools, parallel, "tool_choice", {})
-    for seed in range(6):
-        text = decode_masked(grammar_tokenizer().state(grammar), seed, 800)
-        _, calls = read_calls("lfm2", [text[i: i + 3] for i in range(0, len(text), 3)])
-        assert calls and (parallel or len(calls) == 1), text
-        for call in calls:
-            jsonschema.validate(call["arguments"], schemas[call["name"]])
+    assert_random_decodings_read_back("lfm2", grammar, tools, parallel=parallel, seeds=6)

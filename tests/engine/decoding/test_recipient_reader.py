@@ -3,53 +3,40 @@ read back whole and in pieces, and held by a grammar whose random decodings read
 
 from __future__ import annotations
 
-import functools
 import json
-from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 
 from superfluid.engine.decoding.recipient_reader import functionary_v3_2_lark, write_functionary_v3_2
 from superfluid.engine.decoding.tool_calls import ToolSpec
 from superfluid.engine.models.chat_template import ChatTemplate
 from superfluid.errors import ConstraintUnsatisfiable
-from tests.engine.bundled_vocab import accepts, decode_masked, grammar_tokenizer
-from tests.engine.decoding.call_reading import every_split, read_calls
+from tests.engine.decoding.call_reading import (
+    CLOCK,
+    PARAMS,
+    PROBE,
+    WEATHER,
+    assert_random_decodings_read_back,
+    every_split,
+    published_template,
+    read_calls,
+    takes,
+)
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:llama_cpp")
 
 NAME = "meetkai-functionary-medium-v3.2.jinja"
-FOLDER = Path(__file__).parents[1] / "models" / "published_templates"
-PARAMS = {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
-          "required": ["city"]}
-WEATHER = ToolSpec("get_weather", "Weather.", PARAMS)
-CLOCK = ToolSpec("get_time", "Time.", {"type": "object", "properties": {}})
 BOUNDED = ToolSpec("get_weather", "Weather.", {
     "type": "object", "properties": {"city": {"type": "string", "maxLength": 12},
                                      "unit": {"enum": ["celsius", "fahrenheit"]}}, "required": ["city"]})
-PROBE = ("get_weather", {"city": "Paris", "days": 2})
-
-
-@functools.cache
-def _template(name: str = NAME) -> ChatTemplate:
-    return ChatTemplate((FOLDER / name).read_text(), name=name, bos_token="<s>", eos_token="</s>")
-
-
-
-
-
-
-def _accepts(grammar: str, text: str) -> bool:
-    return accepts(grammar_tokenizer().state(grammar), text)
 
 
 def test_the_template_is_found_by_its_source() -> None:
-    assert _template().call_format == "functionary_v3_2"
-    renamed = ChatTemplate(_template().source, name="hermes-qwen", bos_token="<s>", eos_token="</s>")
+    assert published_template(NAME).call_format == "functionary_v3_2"
+    renamed = ChatTemplate(published_template(NAME).source, name="hermes-qwen", bos_token="<s>", eos_token="</s>")
     assert renamed.call_format == "functionary_v3_2"
-    assert _template("meetkai-functionary-medium-v3.1.jinja").call_format == "functionary_v3_1"
+    assert published_template("meetkai-functionary-medium-v3.1.jinja").call_format == "functionary_v3_1"
 
 
 @pytest.mark.parametrize("count", [1, 2])
@@ -57,9 +44,9 @@ def test_the_family_writes_calls_as_its_template_does_and_reads_them_back(count:
     tools = [{"type": "function", "function": {"name": "get_weather", "description": "", "parameters": PARAMS}}]
     calls = [{"id": f"c{i}", "type": "function", "function": {"name": PROBE[0], "arguments": json.dumps(PROBE[1])}}
              for i in range(count)]
-    text = _template().render([{"role": "user", "content": "Weather?"},
-                               {"role": "assistant", "content": "", "tool_calls": calls}],
-                              tools=tools, add_generation_prompt=False).text
+    text = published_template(NAME).render([{"role": "user", "content": "Weather?"},
+                                            {"role": "assistant", "content": "", "tool_calls": calls}],
+                                           tools=tools, add_generation_prompt=False).text
     written = write_functionary_v3_2([PROBE] * count)
     assert written + "<|eot_id|>" in text, (written, text)
     for reply in (written, written[3:]):  # as the history holds it, and after the prompt's own >>>
@@ -92,15 +79,15 @@ def test_the_grammar_takes_the_family_s_writing_and_nothing_invented() -> None:
     auto = functionary_v3_2_lark((WEATHER, CLOCK), parallel=True, auto=True, param="tools")
     after_prompt = write_functionary_v3_2([PROBE])[3:]
     both = write_functionary_v3_2([PROBE, ("get_time", {})])[3:]
-    assert _accepts(one, after_prompt)
-    assert not _accepts(one, both), "one call unless parallel calls were asked"
-    assert _accepts(two, both)
-    assert not _accepts(one, "all\nHello."), "a forced call is a call"
-    assert _accepts(auto, "all\nHello, a > b.") and _accepts(auto, "all\nChecking.>>>" + both)
-    assert _accepts(auto, both)
-    assert not _accepts(one, write_functionary_v3_2([("get_weather", {"days": 2})])[3:]), "city is required"
-    assert not _accepts(one, write_functionary_v3_2([("get_weather", {"city": "P", "x": 1})])[3:]), "closed"
-    assert not _accepts(auto, write_functionary_v3_2([("get_news", {})])[3:]), "only the tools given"
+    assert takes(one, after_prompt)
+    assert not takes(one, both), "one call unless parallel calls were asked"
+    assert takes(two, both)
+    assert not takes(one, "all\nHello."), "a forced call is a call"
+    assert takes(auto, "all\nHello, a > b.") and takes(auto, "all\nChecking.>>>" + both)
+    assert takes(auto, both)
+    assert not takes(one, write_functionary_v3_2([("get_weather", {"days": 2})])[3:]), "city is required"
+    assert not takes(one, write_functionary_v3_2([("get_weather", {"city": "P", "x": 1})])[3:]), "closed"
+    assert not takes(auto, write_functionary_v3_2([("get_news", {})])[3:]), "only the tools given"
     with pytest.raises(ConstraintUnsatisfiable):
         functionary_v3_2_lark((ToolSpec("get weather", "", PARAMS),), parallel=False, auto=False, param="tools")
 
@@ -108,11 +95,5 @@ def test_the_grammar_takes_the_family_s_writing_and_nothing_invented() -> None:
 @pytest.mark.parametrize("parallel", [False, True])
 def test_random_decoding_reads_back_as_valid_calls(parallel: bool) -> None:
     tools = (BOUNDED, CLOCK)
-    schemas = {t.name: t.parameters for t in tools}
     grammar = functionary_v3_2_lark(tools, parallel=parallel, auto=False, param="tool_choice")
-    for seed in range(4):
-        text = decode_masked(grammar_tokenizer().state(grammar), seed, 800)
-        _, calls = read_calls("functionary_v3_2", [text[i: i + 3] for i in range(0, len(text), 3)])
-        assert calls and (parallel or len(calls) == 1), text
-        for call in calls:
-            jsonschema.validate(call["arguments"], schemas[call["name"]])
+    assert_random_decodings_read_back("functionary_v3_2", grammar, tools, parallel=parallel, seeds=4)

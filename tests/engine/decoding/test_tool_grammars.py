@@ -17,7 +17,8 @@ from superfluid.engine.decoding.tool_calls import ToolFormat, ToolPolicy, ToolSp
 from superfluid.engine.decoding.tool_grammars import call_grammar, generic_constraint, generic_system_prompt
 from superfluid.engine.decoding.tool_readers import call_reader
 from superfluid.errors import ConstraintUnsatisfiable
-from tests.engine.bundled_vocab import accepts, decode_masked, grammar_tokenizer
+from tests.engine.bundled_vocab import decode_masked, grammar_tokenizer
+from tests.engine.decoding.call_reading import takes
 
 # llguidance's llama.cpp bridge reads every token through a deprecated llama-cpp-python call.
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:llama_cpp")
@@ -34,9 +35,6 @@ def _policy(choice: str = "required", parallel: bool = False) -> ToolPolicy:
     return ToolPolicy(tools=(WEATHER, CLOCK), choice=choice, parallel=parallel)
 
 
-def _accepts(grammar: str, text: str) -> bool:
-    """Whether the grammar matches all of ``text`` and may end there."""
-    return accepts(grammar_tokenizer().state(grammar), text)
 
 
 def _grammar(fmt: ToolFormat, choice: str = "required", parallel: bool = False) -> str:
@@ -52,16 +50,16 @@ TWO_CALLS = ('{"tool_calls": [{"name": "get_weather", "arguments": {"city": "Par
 
 def test_generic_constraint_shapes() -> None:
     required = compile_constraint(generic_constraint(_policy("required")))
-    assert _accepts(required, CALL)
-    assert not _accepts(required, TWO_CALLS), "one call unless parallel calls were asked for"
-    assert not _accepts(required, '{"response": "Hi"}')
-    assert not _accepts(required, CALL.replace('"Paris"}', '"Paris", "extra": 1}')), "arguments are closed"
-    assert _accepts(compile_constraint(generic_constraint(_policy("required", parallel=True))), TWO_CALLS)
+    assert takes(required, CALL)
+    assert not takes(required, TWO_CALLS), "one call unless parallel calls were asked for"
+    assert not takes(required, '{"response": "Hi"}')
+    assert not takes(required, CALL.replace('"Paris"}', '"Paris", "extra": 1}')), "arguments are closed"
+    assert takes(compile_constraint(generic_constraint(_policy("required", parallel=True))), TWO_CALLS)
     auto = compile_constraint(generic_constraint(_policy("auto")))
-    assert _accepts(auto, CALL) and _accepts(auto, '{"response": "Hi"}')
+    assert takes(auto, CALL) and takes(auto, '{"response": "Hi"}')
     named = compile_constraint(generic_constraint(_policy("get_time")))
-    assert not _accepts(named, CALL)
-    assert _accepts(named, '{"tool_calls": [{"name": "get_time", "arguments": {}}]}')
+    assert not takes(named, CALL)
+    assert takes(named, '{"tool_calls": [{"name": "get_time", "arguments": {}}]}')
 
 
 def test_generic_constraint_param_names_the_field_to_blame() -> None:
@@ -109,17 +107,17 @@ GEMMA_TWO = '```tool_code\nget_weather(city="Paris")\nget_time()\n```'
 ], ids=["hermes", "llama3", "mistral", "gemma"])
 def test_native_constraint_shapes(fmt: ToolFormat, one: str, clock: str, two: str | None, refused: list[str]) -> None:
     required = _grammar(fmt)
-    assert _accepts(required, one) and _accepts(required, clock)
+    assert takes(required, one) and takes(required, clock)
     for text in refused:
-        assert not _accepts(required, text), text
+        assert not takes(required, text), text
     named = _grammar(fmt, "get_time")
-    assert _accepts(named, clock) and not _accepts(named, one)
+    assert takes(named, clock) and not takes(named, one)
     if two is not None:
-        assert not _accepts(required, two), "one call unless parallel calls were asked for"
-        assert _accepts(_grammar(fmt, parallel=True), two)
+        assert not takes(required, two), "one call unless parallel calls were asked for"
+        assert takes(_grammar(fmt, parallel=True), two)
     auto = call_grammar(fmt, _policy("auto"))
     assert auto.trigger is not None and one.startswith(auto.trigger)
-    assert _accepts(compile_constraint(auto.constraint), one), "auto holds the same grammar from the trigger on"
+    assert takes(compile_constraint(auto.constraint), one), "auto holds the same grammar from the trigger on"
     assert auto.constraint.param == "tools" and call_grammar(fmt, _policy()).constraint.param == "tool_choice"
 
 
@@ -139,14 +137,14 @@ def test_a_marker_held_as_a_control_token_is_taken_as_that_token_or_spelled_out(
     state = vocabulary.state(grammar)
     assert state.matcher.consume_tokens([token, *vocabulary.tokenizer.tokenize_str(MISTRAL[len("[TOOL_CALLS]"):])])
     assert state.matcher.is_accepting()
-    assert _accepts(grammar, MISTRAL)
+    assert takes(grammar, MISTRAL)
     hermes = compile_constraint(call_grammar("hermes", _policy(), {"<tool_call>": token}).constraint)
-    assert _accepts(hermes, HERMES)
+    assert takes(hermes, HERMES)
     assert "<[1]>" in call_grammar("hermes", _policy(), {"<tool_call>": token}).constraint.lark
 
 
 def test_llama3_takes_one_call_even_when_parallel_calls_are_allowed() -> None:
-    assert not _accepts(_grammar("llama3", parallel=True), LLAMA3 + "\n" + LLAMA3_CLOCK)
+    assert not takes(_grammar("llama3", parallel=True), LLAMA3 + "\n" + LLAMA3_CLOCK)
 
 
 @pytest.mark.parametrize("text, ok", [
@@ -166,19 +164,19 @@ def test_gemma_keyword_arguments(text: str, ok: bool) -> None:
     tool = ToolSpec("f", "", {"type": "object", "required": ["a"], "properties": {
         "a": {"type": "string"}, "b": {"type": "integer"}, "c": {"type": "boolean"}}})
     grammar = compile_constraint(call_grammar("gemma", ToolPolicy(tools=(tool,), choice="required")).constraint)
-    assert _accepts(grammar, f"```tool_code\n{text}\n```") is ok
+    assert takes(grammar, f"```tool_code\n{text}\n```") is ok
 
 
 def test_gemma_open_arguments_and_definitions() -> None:
     open_tool = ToolSpec("f", "", {"type": "object"})
     grammar = compile_constraint(call_grammar("gemma", ToolPolicy(tools=(open_tool,), choice="f")).constraint)
-    assert _accepts(grammar, '```tool_code\nf(anything=[1, {"a": null}], more="x")\n```')
-    assert _accepts(grammar, "```tool_code\nf()\n```")
+    assert takes(grammar, '```tool_code\nf(anything=[1, {"a": null}], more="x")\n```')
+    assert takes(grammar, "```tool_code\nf()\n```")
     refs = ToolSpec("g", "", {"type": "object", "$defs": {"n": {"type": "integer"}},
                               "properties": {"n": {"$ref": "#/$defs/n"}}, "required": ["n"]})
     grammar = compile_constraint(call_grammar("gemma", ToolPolicy(tools=(refs,), choice="g")).constraint)
-    assert _accepts(grammar, "```tool_code\ng(n=3)\n```")
-    assert not _accepts(grammar, '```tool_code\ng(n="3")\n```')
+    assert takes(grammar, "```tool_code\ng(n=3)\n```")
+    assert not takes(grammar, '```tool_code\ng(n="3")\n```')
 
 
 @pytest.mark.parametrize("tool, words", [
@@ -227,10 +225,10 @@ def test_random_decoding_reads_back_as_valid_calls(fmt: ToolFormat, parallel: bo
 def test_harmony_auto_takes_the_recipient_in_either_place_harmony_allows() -> None:
     auto = _grammar("harmony", "auto")
     args = '{"city": "Paris"}'
-    assert _accepts(auto, 'to=functions.get_weather<|channel|>commentary json<|message|>' + args)
-    assert _accepts(auto, 'to=functions.get_weather <|constrain|>json<|message|>' + args)
-    assert _accepts(auto, "to=functions.get_time<|message|>{}")
-    assert not _accepts(auto, "to=functions.get_news<|message|>{}"), "only the tools given"
+    assert takes(auto, 'to=functions.get_weather<|channel|>commentary json<|message|>' + args)
+    assert takes(auto, 'to=functions.get_weather <|constrain|>json<|message|>' + args)
+    assert takes(auto, "to=functions.get_time<|message|>{}")
+    assert not takes(auto, "to=functions.get_news<|message|>{}"), "only the tools given"
     forced = _grammar("harmony", "required")
-    assert _accepts(forced, ' to=functions.get_weather<|channel|>commentary json<|message|>' + args)
-    assert not _accepts(forced, "<|channel|>final<|message|>Sunny."), "a forced reply is a call"
+    assert takes(forced, ' to=functions.get_weather<|channel|>commentary json<|message|>' + args)
+    assert not takes(forced, "<|channel|>final<|message|>Sunny."), "a forced reply is a call"
