@@ -378,7 +378,7 @@ def _refuse_bad_web(settings: Settings, access: AccessControl) -> None:
     if ring.enabled and settings.web_key is None:
         raise WebAddressError("--web on a server with API keys needs --web-key ID: the key whose models, limits "
                               "and data the web sessions use")
-    if settings.web_key is not None and settings.web_key not in {grant.id for grant in ring.grants}:
+    if settings.web_key is not None and ring.by_id(settings.web_key) is None:
         raise WebAddressError(f"--web-key '{settings.web_key}' is not the id of any key of this server")
 
 

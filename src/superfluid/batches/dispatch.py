@@ -37,8 +37,8 @@ class Dispatch(Protocol):
 
 
 class InProcess:
-    """Sends requests to ``app`` in process: whole JSON replies (``post``, for batch lines) or a reply's body as
-    it is written (``stream``, for the web listener's sessions, web/replies.py)."""
+    """Sends requests to ``app`` in process: whole JSON replies (``post`` for batch lines, ``fetch``) or a reply's
+    body as it is written (``stream``, for the web listener's sessions, web/replies.py)."""
 
     def __init__(self, app: ASGIApp, lifespan_state: dict[str, Any]) -> None:
         self._app = app
@@ -57,11 +57,17 @@ class InProcess:
         }
 
     async def post(self, path: str, body: dict[str, Any], *, owner: str | None) -> Reply:
-        """The route's reply to ``body``; cancelling this call tells the route its client left."""
+        """The route's reply to ``body``, as a batch line of ``owner``'s; cancelling this call tells the route its
+        client left."""
+        return await self.fetch("POST", path, body, headers=[(b"x-superfluid-qos", BACKGROUND)],
+                                extra={BATCH_OWNER: owner})
+
+    async def fetch(self, method: str, path: str, body: dict[str, Any] | None, *,
+                    headers: list[tuple[bytes, bytes]] | None = None, extra: dict[str, Any] | None = None) -> Reply:
+        """The whole reply: its status and its JSON body (``stream``'s arguments)."""
         status = 500
         chunks: list[bytes] = []
-        async for part in self.stream("POST", path, body, headers=[(b"x-superfluid-qos", BACKGROUND)],
-                                      extra={BATCH_OWNER: owner}):
+        async for part in self.stream(method, path, body, headers=headers, extra=extra):
             if isinstance(part, int):
                 status = part
             else:

@@ -137,7 +137,7 @@ class AccessGuard:
         grant = None
         if refusal is None and control.keyring.enabled:
             if web:
-                grant = next((g for g in control.keyring.grants if g.id == scope[WEB_KEY]), None)
+                grant = control.keyring.by_id(scope[WEB_KEY])
                 if grant is None:
                     refusal = AuthenticationFailed(f"key '{scope[WEB_KEY]}' (--web-key) is not accepted")
             else:
@@ -173,7 +173,7 @@ class AccessGuard:
         owner = scope[BATCH_OWNER]
         ring = self.control.keyring
         if owner is not None and ring.enabled:
-            grant = next((g for g in ring.grants if g.id == owner), None)
+            grant = ring.by_id(owner)
             if grant is None:
                 await send_error(scope, send, AuthenticationFailed(
                     f"key '{owner}', which created this batch, is no longer accepted"))

@@ -95,6 +95,10 @@ class KeyRing:
     def enabled(self) -> bool:
         return bool(self.grants)
 
+    def by_id(self, key_id: str | None) -> KeyGrant | None:
+        """The grant with this id (in-process requests name the key they act as: batch lines, web sessions)."""
+        return next((grant for grant in self.grants if grant.id == key_id), None)
+
     def find(self, presented: bytes) -> KeyGrant | None:
         """The grant whose key this is, comparing with every digest in constant time."""
         wanted = digest(presented)

@@ -7,7 +7,6 @@ renders every failure as a JSON-RPC error object, so the two transports cannot d
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -124,18 +123,12 @@ async def message_cancel(caller: Caller, params: dict[str, Any]) -> Any:
 
 
 async def _api_get(caller: Caller, path: str) -> Any:
-    status, chunks = 500, []
-    async for part in caller.dispatch.stream("GET", path, None, extra={WEB_KEY: caller.replies.web_key}):
-        if isinstance(part, int):
-            status = part
-        else:
-            chunks.append(part)
-    body = json.loads(b"".join(chunks) or b"null")
-    if status != 200:
-        error = (body or {}).get("error") or {}
-        raise RpcError(REFUSED, str(error.get("message") or f"GET {path} answered {status}"),
-                       {"status": status, "code": error.get("code")})
-    return body
+    reply = await caller.dispatch.fetch("GET", path, None, extra={WEB_KEY: caller.replies.web_key})
+    if reply.status != 200:
+        error = (reply.body or {}).get("error") or {}
+        raise RpcError(REFUSED, str(error.get("message") or f"GET {path} answered {reply.status}"),
+                       {"status": reply.status, "code": error.get("code")})
+    return reply.body
 
 
 async def models_list(caller: Caller, _params: dict[str, Any]) -> Any:
