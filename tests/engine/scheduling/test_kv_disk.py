@@ -73,7 +73,7 @@ def test_a_longer_save_of_the_same_conversation_replaces_the_shorter(tmp_path: P
     first = list(range(300))
     _save(tier, first)
     _save(tier, [*first, *range(5000, 5200)])
-    assert tier.files == 1
+    assert tier.view()["files"] == 1
     found = tier.find(first, "()")
     assert found is not None and found.common == 300
     tier.close()
@@ -90,7 +90,7 @@ def test_the_budget_keeps_the_most_recently_used(tmp_path: Path) -> None:
     tier.note_restored(used, 200)  # the first one was just used: it stays
     for tokens in conversations[3:]:
         _save(tier, tokens, size=size)
-    assert tier.bytes <= tier.budget_bytes
+    assert tier.view()["bytes"] <= tier.budget_bytes
     assert [tier.find(tokens, "()") is not None for tokens in conversations] == [True, False, False, True, True]
     assert tier.stats.removed == 2
     tier.close()
@@ -99,7 +99,7 @@ def test_the_budget_keeps_the_most_recently_used(tmp_path: Path) -> None:
 def test_a_file_over_the_whole_budget_is_not_kept(tmp_path: Path) -> None:
     tier = _tier(tmp_path, budget=500)
     _save(tier, list(range(200)), size=1000)
-    assert tier.files == 0 and list(tmp_path.glob("*.kv")) == []
+    assert tier.view()["files"] == 0 and list(tmp_path.glob("*.kv")) == []
     tier.close()
 
 

@@ -331,7 +331,7 @@ class ServedModel:
         if tier is None or request.batch_invariant:
             return None
         adapters = self.lora.active
-        found = tier.find(list(prepared.tokens), repr(adapters))
+        found = tier.find(prepared.tokens, repr(adapters))
         if found is None or found.common < self.scheduler.cached_hint(prepared.tokens, adapters) + BLOCK:
             return None
         return await asyncio.to_thread(tier.read, found)

@@ -37,6 +37,7 @@ import queue
 import struct
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -69,7 +70,7 @@ def tier_name(settings: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:20]
 
 
-def _chain(adapters: str, tokens: list[int]) -> list[bytes]:
+def _chain(adapters: str, tokens: Sequence[int]) -> list[bytes]:
     """The chained digest after each whole block of ``tokens`` (index i: the first (i + 1) * BLOCK tokens)."""
     out = []
     digest = hashlib.sha256(adapters.encode()).digest()
@@ -136,15 +137,14 @@ class KvDiskTier:
 
     # ---- the index ----
 
-    @property
-    def bytes(self) -> int:
+    def view(self) -> dict[str, Any]:
+        """What /slots and /metrics show of the tier."""
         with self._lock:
-            return sum(saved.size for saved in self._files.values())
-
-    @property
-    def files(self) -> int:
-        with self._lock:
-            return len(self._files)
+            files, size = len(self._files), sum(saved.size for saved in self._files.values())
+        stats = self.stats
+        return {"directory": str(self.directory), "files": files, "bytes": size, "budget_bytes": self.budget_bytes,
+                "saves": stats.saves, "dropped_saves": stats.dropped_saves, "restores": stats.restores,
+                "restored_tokens": stats.restored_tokens, "removed": stats.removed}
 
     def _scan(self, *, fresh: bool = True) -> None:
         """Index the directory's files. At start (``fresh``) a leftover of a save cut short is removed; later (a
@@ -171,21 +171,19 @@ class KvDiskTier:
             self._add(saved)
 
     def _add(self, saved: Saved) -> None:
-        saved.chain = _chain(saved.adapters, saved.tokens)
+        saved.chain = saved.chain or _chain(saved.adapters, saved.tokens)
         self._files[saved.path] = saved
         for digest in saved.chain:
             self._index[digest] = saved
 
     def _drop(self, saved: Saved) -> None:
-        self._files.pop(saved.path, None)
-        for digest in saved.chain:
-            if self._index.get(digest) is saved:
-                del self._index[digest]
+        """Forget the file and remove it."""
+        self._drop_index(saved)
         with contextlib.suppress(OSError):
             saved.path.unlink()
         self.stats.removed += 1
 
-    def find(self, tokens: list[int], adapters: str) -> Found | None:
+    def find(self, tokens: Sequence[int], adapters: str) -> Found | None:
         """The file holding the longest prefix of ``tokens`` under ``adapters`` (at least min_tokens), or None."""
         if len(tokens) < self.min_tokens:
             return None
@@ -302,13 +300,13 @@ class KvDiskTier:
             os.fsync(handle.fileno())
         os.replace(temporary, path)
         _fsync_directory(self.directory)
-        saved = Saved(path, tokens, adapters, path.stat().st_size, time.time())
+        saved = Saved(path, tokens, adapters, path.stat().st_size, time.time(), _chain(adapters, tokens))
         with self._lock:
             old = self._files.get(path)
             if old is not None:
                 self._drop_index(old)
             # A shorter file whose tokens this one starts with serves nothing this one does not.
-            shorter = {id(f): f for f in (self._index.get(d) for d in _chain(adapters, tokens)) if f is not None}
+            shorter = {id(f): f for f in (self._index.get(d) for d in saved.chain) if f is not None}
             self._add(saved)
             for other in shorter.values():
                 if len(other.tokens) <= len(tokens) and other.tokens == tokens[:len(other.tokens)]:
@@ -318,6 +316,7 @@ class KvDiskTier:
             self._hold_budget(keep=saved)
 
     def _drop_index(self, saved: Saved) -> None:
+        """Forget the file (its bytes stay)."""
         self._files.pop(saved.path, None)
         for digest in saved.chain:
             if self._index.get(digest) is saved:

@@ -177,13 +177,7 @@ class Scheduler:
         }
 
     def disk_view(self) -> dict[str, Any] | None:
-        tier = self.kv_disk
-        if tier is None:
-            return None
-        stats = tier.stats
-        return {"directory": str(tier.directory), "files": tier.files, "bytes": tier.bytes,
-                "budget_bytes": tier.budget_bytes, "saves": stats.saves, "dropped_saves": stats.dropped_saves,
-                "restores": stats.restores, "restored_tokens": stats.restored_tokens, "removed": stats.removed}
+        return None if self.kv_disk is None else self.kv_disk.view()
 
     # ---- engine thread ----------------------------------------------------------------------------
     def _run(self) -> None:
