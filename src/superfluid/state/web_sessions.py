@@ -88,6 +88,10 @@ class SessionStore:
                             (session_id,)).fetchall()
         return [_message(row, now) for row in rows]
 
+    def _message_row(self, conn: sqlite3.Connection, message_id: str) -> dict[str, Any]:
+        row = conn.execute(f"SELECT {_MESSAGE_COLUMNS} FROM web_messages WHERE id = ?", (message_id,)).fetchone()
+        return _message(row, self._now())
+
     async def create(self, *, owner: str | None, title: str, model: str | None = None,
                      system: str | None = None) -> dict[str, Any]:
         now = self._now()
@@ -183,8 +187,7 @@ class SessionStore:
                          (reply_id, session_id, now + LEASE_S, Reply(model=model).body(), now))
             conn.execute("UPDATE web_sessions SET updated_at = ?, model = ? WHERE id = ?",
                          (now, model or session["model"], session_id))
-            messages = {m["id"]: m for m in self._messages(conn, session_id)}
-            return (messages[user[0]] if user else None), messages[reply_id]
+            return (self._message_row(conn, user[0]) if user else None), self._message_row(conn, reply_id)
 
         return await self._db.write(work)
 

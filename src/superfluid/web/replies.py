@@ -62,6 +62,13 @@ class Run:
     stored: asyncio.Event = field(default_factory=asyncio.Event)
     """Set once the turn is stored; the reply is saved only after that."""
 
+    def begin(self) -> None:
+        """The API accepted the request (or it failed before a byte came back): ``send`` goes on, and followers
+        get the ``start`` event. Once only."""
+        if not self.started.done():
+            self.started.set_result(None)
+            self.emit("start", session_id=self.session_id, model=self.reply.model)
+
     def emit(self, kind: str, **data: Any) -> None:
         self.events.append({"type": kind, "message_id": self.message_id, **data})
         self.changed.set()
@@ -100,6 +107,12 @@ def _sse_events(buffer: bytearray) -> list[dict[str, Any] | str]:
         if data:
             out.append(data if data == "[DONE]" else json.loads(data))
     return out
+
+
+def _error_fields(error: dict[str, Any], code: str, message: str) -> dict[str, str]:
+    """An API error object's code (its type when it has none) and message, with defaults."""
+    return {"code": str(error.get("code") or error.get("type") or code),
+            "message": str(error.get("message") or message)}
 
 
 class Replies:
@@ -232,8 +245,6 @@ class Replies:
                         writer.status = part
                         continue
                     writer.feed(part)
-                    if not run.started.done():
-                        continue
                     if run.stored.is_set() and time.monotonic() - saved_at >= SAVE_EVERY_S:
                         saved_at = time.monotonic()
                         await self.store.save_reply(run.message_id, run.reply)
@@ -243,16 +254,14 @@ class Replies:
         except RequestRefused as refused:
             if not run.started.done():
                 run.started.set_exception(refused)
-            await self._forget(run, delete=True)
+            self._forget(run, delete=True)
             return
         except Exception as exc:  # the reply ends as an error; the server goes on
             log.exception("web reply %s failed", run.message_id)
             run.reply.state = "error"
             run.reply.error = {"code": "internal_error", "message": str(exc) or type(exc).__name__}
             run.emit("error", **run.reply.error)
-        if not run.started.done():
-            run.started.set_result(None)
-            run.emit("start", session_id=run.session_id, model=run.reply.model)
+        run.begin()
         run.reply.tokens_per_second = writer.tokens_per_second()
         if run.reply.usage is not None:
             run.emit("usage", **run.reply.usage, tokens_per_second=run.reply.tokens_per_second)
@@ -261,17 +270,16 @@ class Replies:
             await asyncio.shield(self.store.save_reply(run.message_id, run.reply))
         finally:
             run.emit("done", state=run.reply.state, finish_reason=run.reply.finish_reason)
-            await self._forget(run, delete=False)
+            self._forget(run, delete=False)
 
-    async def _forget(self, run: Run, *, delete: bool) -> None:
+    def _forget(self, run: Run, *, delete: bool) -> None:
         run.finished = True
         run.changed.set()
         self._by_session.pop(run.session_id, None)
         if delete:
             self._runs.pop(run.message_id, None)
             return
-        loop = asyncio.get_running_loop()
-        loop.call_later(KEEP_FINISHED_S, self._runs.pop, run.message_id, None)
+        asyncio.get_running_loop().call_later(KEEP_FINISHED_S, self._runs.pop, run.message_id, None)
 
 
 class _StreamReader:
@@ -288,10 +296,7 @@ class _StreamReader:
         self._buffer += data
         if self.status != 200:
             return  # the whole error body comes before end()
-        run = self.run
-        if not run.started.done():
-            run.started.set_result(None)
-            run.emit("start", session_id=run.session_id, model=run.reply.model)
+        self.run.begin()
         for payload in _sse_events(self._buffer):
             if isinstance(payload, dict):
                 self._chunk(payload)
@@ -302,16 +307,14 @@ class _StreamReader:
                 error = json.loads(bytes(self._buffer)).get("error") or {}
             except ValueError:
                 error = {}
-            raise RequestRefused(self.status, str(error.get("code") or error.get("type") or "refused"),
-                                 str(error.get("message") or f"the request was refused ({self.status})"))
+            fields = _error_fields(error, "refused", f"the request was refused ({self.status})")
+            raise RequestRefused(self.status, fields["code"], fields["message"])
 
     def _chunk(self, chunk: dict[str, Any]) -> None:
         run, reply = self.run, self.run.reply
         if "error" in chunk:
-            error = chunk["error"] or {}
             reply.state = "error"
-            reply.error = {"code": str(error.get("code") or error.get("type") or "error"),
-                           "message": str(error.get("message") or "the reply failed")}
+            reply.error = _error_fields(chunk["error"] or {}, "error", "the reply failed")
             run.emit("error", **reply.error)
             return
         if chunk.get("usage"):
