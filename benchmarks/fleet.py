@@ -72,31 +72,48 @@ class Turn:
     replica: str
 
 
-def _turn(http: httpx.Client, conversation: Conversation, turn: int, system_tokens: int) -> Turn:
-    conversation.messages.append({"role": "user", "content": f"Question {turn}: which rule names the "
-                                                             f"{WORDS[(turn * 3 + conversation.index) % 20]}?"})
-    body = {"model": DEFAULT_MODEL, "messages": conversation.messages, "max_tokens": 12, "temperature": 0,
-            "stream": True, "stream_options": {"include_usage": True}}
+@dataclass
+class Streamed:
+    """One streamed chat reply: its text, usage, time to its first content and the response's headers."""
+
+    text: str
+    usage: dict[str, Any]
+    ttft_s: float
+    headers: httpx.Headers
+
+
+def stream_chat(http: httpx.Client, body: dict[str, Any]) -> Streamed:
+    """Send ``body`` (a streaming chat completion) and read the reply; an error frame raises httpx.HTTPError."""
     started = time.perf_counter()
     ttft = None
-    text, usage, replica = "", {}, ""
+    text, usage = "", {}
     with http.stream("POST", "/v1/chat/completions", json=body) as response:
         response.raise_for_status()
-        replica = response.headers.get("x-superfluid-replica", "")
         for line in response.iter_lines():
             if not line.startswith("data: ") or line == "data: [DONE]":
                 continue
             chunk = json.loads(line[6:])
+            if "error" in chunk:
+                raise httpx.HTTPError(str(chunk["error"]))
             for choice in chunk.get("choices", ()):
                 content = choice["delta"].get("content")
                 if content:
                     ttft = ttft if ttft is not None else time.perf_counter() - started
                     text += content
             usage = chunk.get("usage") or usage
-    conversation.messages.append({"role": "assistant", "content": text})
-    cached = int(usage["prompt_tokens_details"]["cached_tokens"])
-    return Turn(conversation.index, turn, int(usage["prompt_tokens"]), cached,
-                ttft if ttft is not None else time.perf_counter() - started, replica)
+    return Streamed(text, usage, ttft if ttft is not None else time.perf_counter() - started, response.headers)
+
+
+def _turn(http: httpx.Client, conversation: Conversation, turn: int, system_tokens: int) -> Turn:
+    conversation.messages.append({"role": "user", "content": f"Question {turn}: which rule names the "
+                                                             f"{WORDS[(turn * 3 + conversation.index) % 20]}?"})
+    body = {"model": DEFAULT_MODEL, "messages": conversation.messages, "max_tokens": 12, "temperature": 0,
+            "stream": True, "stream_options": {"include_usage": True}}
+    reply = stream_chat(http, body)
+    conversation.messages.append({"role": "assistant", "content": reply.text})
+    cached = int(reply.usage["prompt_tokens_details"]["cached_tokens"])
+    return Turn(conversation.index, turn, int(reply.usage["prompt_tokens"]), cached, reply.ttft_s,
+                reply.headers.get("x-superfluid-replica", ""))
 
 
 def run_router(router: str, turns: int, work: Path) -> list[Turn]:

@@ -21,7 +21,6 @@ Run: ``python -m benchmarks.fleet_sessions [--record]``. Needs the fleet extra (
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import signal
@@ -35,7 +34,7 @@ from typing import Any
 import httpx
 from conformance.fleet_server import replica_pid, start_fleet, stop_fleet
 
-from benchmarks.fleet import WORDS, system_prompt
+from benchmarks.fleet import WORDS, stream_chat, system_prompt
 from benchmarks.recording import record
 from superfluid.engine.models.model_sources import DEFAULT_MODEL
 
@@ -71,35 +70,19 @@ def _turn(http: httpx.Client, conversation: Conversation, turn: int) -> Turn:
     body = {"model": DEFAULT_MODEL, "messages": conversation.messages, "max_tokens": 12, "temperature": 0,
             "stream": True, "stream_options": {"include_usage": True}}
     for attempt in range(20):  # right after the kill, Ray may still route to the dead replica: retry
-        started = time.perf_counter()
-        ttft = None
-        text, usage = "", {}
         try:
-            with http.stream("POST", "/v1/chat/completions", json=body) as response:
-                response.raise_for_status()
-                replica = response.headers.get("x-superfluid-replica", "")
-                disk = int(response.headers.get("x-superfluid-warm-disk", 0))
-                for line in response.iter_lines():
-                    if not line.startswith("data: ") or line == "data: [DONE]":
-                        continue
-                    chunk = json.loads(line[6:])
-                    if "error" in chunk:
-                        raise httpx.HTTPError(str(chunk["error"]))
-                    for choice in chunk.get("choices", ()):
-                        content = choice["delta"].get("content")
-                        if content:
-                            ttft = ttft if ttft is not None else time.perf_counter() - started
-                            text += content
-                    usage = chunk.get("usage") or usage
+            reply = stream_chat(http, body)
             break
         except httpx.HTTPError:
             if attempt == 19:
                 raise
             time.sleep(3)
-    conversation.messages.append({"role": "assistant", "content": text})
+    conversation.messages.append({"role": "assistant", "content": reply.text})
+    usage = reply.usage
     return Turn(conversation.index, turn, int(usage["prompt_tokens"]),
-                int(usage["prompt_tokens_details"]["cached_tokens"]), disk,
-                ttft if ttft is not None else time.perf_counter() - started, replica)
+                int(usage["prompt_tokens_details"]["cached_tokens"]),
+                int(reply.headers.get("x-superfluid-warm-disk", 0)), reply.ttft_s,
+                reply.headers.get("x-superfluid-replica", ""))
 
 
 def run_router(router: str, work: Path) -> tuple[list[Turn], str]:
