@@ -205,9 +205,44 @@ def test_a_tool_that_is_not_a_function_is_a_400(client: OpenAI, model: str) -> N
     assert error["param"] == "tools[1]"
 
 
-def test_response_format_with_tools_is_a_400(client: OpenAI, model: str) -> None:
-    error = _refused(client, model, tools=TOOLS, response_format={"type": "json_object"})
-    assert error["param"] == "response_format"
+ANSWER_SCHEMA: Any = {"type": "object", "properties": {"city": {"type": "string", "maxLength": 20},
+                                                     "summary": {"type": "string", "maxLength": 60}},
+                      "required": ["city", "summary"]}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_schema_beside_tools_gives_a_call_or_valid_json(client: OpenAI, model: str, seed: int) -> None:
+    """The OpenAI API allows response_format with tools (codex exec --output-schema sends both): the reply is a
+    runnable call, or text that validates against the schema."""
+    reply = client.chat.completions.create(
+        model=model, messages=user(ASK), tools=TOOLS, max_tokens=120, seed=seed, temperature=1.0,
+        response_format={"type": "json_schema", "json_schema": {"name": "answer", "schema": ANSWER_SCHEMA}})
+    message = reply.choices[0].message
+    if message.tool_calls:
+        assert reply.choices[0].finish_reason == "tool_calls"
+        for call in message.tool_calls:
+            assert isinstance(call, ChatCompletionMessageFunctionToolCall)
+            runnable(call)
+    else:
+        assert reply.choices[0].finish_reason == "stop", message.content
+        jsonschema.validate(json.loads(message.content or ""), ANSWER_SCHEMA)
+
+
+def test_a_responses_text_format_beside_tools_gives_a_call_or_valid_json(client: OpenAI, model: str) -> None:
+    tools: Any = [{"type": "function", "name": t["function"]["name"], "description": t["function"]["description"],
+                   "parameters": t["function"]["parameters"]} for t in TOOLS]
+    for seed in range(3):
+        reply = client.responses.create(
+            model=model, input=ASK, tools=tools, max_output_tokens=120, temperature=1.0, store=False,
+            text={"format": {"type": "json_schema", "name": "answer", "schema": ANSWER_SCHEMA}},
+            extra_body={"seed": seed})
+        assert reply.status == "completed"
+        calls = [item for item in reply.output if item.type == "function_call"]
+        if calls:
+            assert all(call.name in {t["name"] for t in tools} for call in calls)
+            assert all(isinstance(json.loads(call.arguments), dict) for call in calls)
+        else:
+            jsonschema.validate(json.loads(reply.output_text), ANSWER_SCHEMA)
 
 
 def test_tool_parameters_the_grammar_cannot_express_are_a_400(client: OpenAI, model: str) -> None:

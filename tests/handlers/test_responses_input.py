@@ -93,6 +93,20 @@ def test_calls_join_the_assistant_turn_and_outputs_are_tool_messages() -> None:
     assert messages[2:] == [("tool", "cold", {"tool_call_id": "c1"}), ("tool", "warm", {"tool_call_id": "c2"})]
 
 
+def test_an_output_that_answers_no_call_is_a_named_tool_result() -> None:
+    """Codex sends its agent events as function_call_output items with a name and namespace, no call_id."""
+    item = {"type": "function_call_output", "name": "goal_objective", "namespace": "agent", "output": "complete"}
+    stored = rin.input_items([item])[0]
+    assert {k: stored[k] for k in ("name", "namespace", "output")} == {
+        "name": "goal_objective", "namespace": "agent", "output": "complete"}
+    assert "call_id" not in stored
+    messages = _messages([{"role": "user", "content": "go"}, item], instructions=None)
+    assert messages[1] == ("tool", "complete", {"name": "agent.goal_objective"})
+    with pytest.raises(InvalidRequest) as caught:
+        rin.input_items([{"type": "function_call_output", "output": "x"}])
+    assert caught.value.param == "input[0].call_id"
+
+
 def test_a_call_after_a_user_message_opens_its_own_assistant_turn() -> None:
     messages = _messages([{"role": "user", "content": "go"},
                           {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"}],

@@ -52,9 +52,12 @@ def _item(item: dict[str, Any], param: str) -> dict[str, Any]:
         return {"type": "function_call", "id": item.get("id") or new_id("fc"), "call_id": str(item["call_id"]),
                 "name": str(item["name"]), "arguments": str(item["arguments"]), "status": "completed"}
     if kind == "function_call_output":
-        _require(item, ("call_id", "output"), param)
-        return {"type": "function_call_output", "id": item.get("id") or new_id("fco"),
-                "call_id": str(item["call_id"]), "output": item["output"], "status": "completed"}
+        # Codex also sends outputs that answer no call: its agent events, named (and namespaced) instead.
+        _require(item, ("output",) if item.get("name") is not None else ("call_id", "output"), param)
+        out = {"type": "function_call_output", "id": item.get("id") or new_id("fco"), "output": item["output"],
+               "status": "completed"}
+        out.update({key: str(item[key]) for key in ("call_id", "name", "namespace") if item.get(key) is not None})
+        return out
     if kind == "reasoning":
         out = {"type": "reasoning", "id": item.get("id") or new_id("rs"), "summary": list(item.get("summary") or [])}
         if item.get("content"):
@@ -138,7 +141,9 @@ def chat_messages(items: Sequence[dict[str, Any]], *, instructions: str | None, 
             out[-1]["extra"].setdefault("tool_calls", []).append(call)
         elif kind == "function_call_output":
             text = _output_text(item["output"], model_id, f"{param}.output")
-            out.append({"role": "tool", "content": text, "extra": {"tool_call_id": item["call_id"]}})
+            named = ".".join(str(item[key]) for key in ("namespace", "name") if item.get(key))
+            extra = {"tool_call_id": item["call_id"]} if "call_id" in item else {"name": named}
+            out.append({"role": "tool", "content": text, "extra": extra})
         previous_kind = item.get("role", kind) if kind == "message" else kind
     return tuple(ChatMessage(role=m["role"], content=m["content"], extra=m["extra"]) for m in out)
 

@@ -19,6 +19,7 @@ from superfluid.engine.decoding.tool_calls import ToolPolicy, ToolSpec, policy_f
 from superfluid.engine.models.chat_template import BUILTIN_TEMPLATES, ChatTemplate, builtin_template_source
 from superfluid.engine.types import ChatMessage
 from superfluid.errors import ConstraintUnsatisfiable, UnsupportedParameter
+from tests.engine.bundled_vocab import accepts, grammar_tokenizer
 
 TEMPLATES = Path(__file__).resolve().parents[3] / "conformance" / "templates"
 WEATHER: Any = {"type": "function", "function": {
@@ -123,10 +124,48 @@ def test_builtin_templates_use_the_generic_format(name: str) -> None:
     assert "get_weather" in plan.messages[0]["content"], "the generic format describes the tools itself"
 
 
-def test_tools_and_a_response_format_do_not_mix() -> None:
+ANSWER: Any = {"type": "object", "properties": {"city": {"type": "string"}, "celsius": {"type": "integer"}},
+               "required": ["city", "celsius"]}
+ANSWER_TEXT = '{"city": "Paris", "celsius": 21}'
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_tools_beside_a_schema_allow_a_call_or_the_schema_from_the_first_token(family: str) -> None:
+    """As the OpenAI API allows: with auto tools and a response schema, the reply is a call or valid JSON."""
+    plan = plan_output(ASK, _template(family), tools=_policy("auto"), constraint=Constraint.for_schema(ANSWER))
+    assert plan.lazy is None and plan.grammar is not None, "no free text before a call: the grammar holds at once"
+    state = grammar_tokenizer().state(plan.grammar)
+    assert accepts(state, ANSWER_TEXT)
+    state = grammar_tokenizer().state(plan.grammar)
+    assert accepts(state, NATIVE_CALL[family].split('"id"')[0].rstrip(", ") if family == "mistral"
+                   else NATIVE_CALL[family]) or family == "mistral"
+    for text in ("It is sunny.", '{"city": "Paris"}'):
+        assert not accepts(grammar_tokenizer().state(plan.grammar), text), text
+    reader = plan.call_reader()
+    assert reader is not None and reader.feed(ANSWER_TEXT).content == ANSWER_TEXT
+
+
+def test_the_generic_format_answers_with_the_schema_under_response() -> None:
+    template = ChatTemplate(builtin_template_source("chatml"), name="chatml", bos_token="<s>", eos_token="</s>")
+    plan = plan_output(ASK, template, tools=_policy("auto"), constraint=Constraint.for_schema(ANSWER))
+    assert plan.reader == "generic" and plan.json_answer and plan.grammar is not None
+    assert json.dumps(ANSWER) in plan.messages[0]["content"], "the prompt gives the schema of an answer"
+    assert accepts(grammar_tokenizer().state(plan.grammar), '{"response": ' + ANSWER_TEXT + "}")
+    assert accepts(grammar_tokenizer().state(plan.grammar),
+                   '{"tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}]}')
+    assert not accepts(grammar_tokenizer().state(plan.grammar), '{"response": "It is sunny."}')
+    reader = plan.call_reader()
+    assert isinstance(reader, GenericReader)
+    content = "".join(reader.feed(piece).content for piece in ('{"respo', 'nse": {"city": "Pa', 'ris", "cel',
+                                                              'sius": 21}', "}"))
+    assert content == ANSWER_TEXT
+
+
+def test_a_schema_beside_a_required_call_is_moot_and_a_grammar_beside_tools_is_refused() -> None:
+    plan = plan_output(ASK, _template("hermes"), tools=_policy("required"), constraint=Constraint.for_schema(ANSWER))
+    assert accepts(grammar_tokenizer().state(plan.grammar or ""), NATIVE_CALL["hermes"])
     with pytest.raises(UnsupportedParameter):
-        plan_output(ASK, _template("llama3"), tools=_policy("auto"),
-                    constraint=Constraint.for_schema({"type": "object"}))
+        plan_output(ASK, _template("hermes"), tools=_policy("auto"), constraint=Constraint(lark='start: "x"'))
 
 
 def test_gemma_parameters_it_cannot_write_are_refused_before_decoding() -> None:

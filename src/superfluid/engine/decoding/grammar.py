@@ -136,6 +136,13 @@ class Constraint:
             self._json_schema = json.dumps(closed_objects(self._schema))
         return self._json_schema
 
+    @property
+    def schema(self) -> Any:
+        """The schema as the request gave it (objects not yet closed); None for a Lark grammar."""
+        if self._schema is not None:
+            return self._schema
+        return json.loads(self._json_schema) if self._json_schema is not None else None
+
     def __repr__(self) -> str:
         return f"Constraint(param={self.param!r}, lark={self.lark is not None}, schema={self._schema is not None})"
 

@@ -7,22 +7,27 @@ from __future__ import annotations
 import re
 
 from superfluid.engine.decoding.call_object_reader import CallObjectReader
-from superfluid.engine.decoding.json_stream import JsonStringReader
+from superfluid.engine.decoding.json_stream import JsonStringReader, ValueReader
 from superfluid.engine.decoding.tool_calls import LLAMA3_OPEN, LLAMA3_PYTHON_TAG, ParsedPiece
 
 # ---- generic: {"response": "..."} or {"tool_calls": [...]} --------------------------------------------------
 
 _WORDS_OPEN = re.compile(r'\s*\{\s*"response"\s*:\s*"')
 _CALLS_OPEN = re.compile(r'\s*\{\s*"tool_calls"\s*:\s*\[')
+_ANSWER_OPEN = re.compile(r'\s*\{\s*"response"\s*:\s*(?=\S)')
 
 
 class GenericReader:
-    """Reads the generic format: ``{"response": "..."}`` streams as content, ``{"tool_calls": [...]}`` as calls."""
+    """Reads the generic format: ``{"response": "..."}`` streams as content, ``{"tool_calls": [...]}`` as calls.
 
-    def __init__(self) -> None:
+    With ``json_answer`` (structured output beside tools) the response is a JSON value, whose text is the content."""
+
+    def __init__(self, json_answer: bool = False) -> None:
         self.buffer = ""
         self.mode = "start"
+        self.json_answer = json_answer
         self.words = JsonStringReader()
+        self.answer = ValueReader(closers="}")
         self.call: CallObjectReader | None = None
         self.calls_seen = 0
 
@@ -31,12 +36,19 @@ class GenericReader:
         self.buffer += text
         while self.buffer:
             if self.mode == "start":
-                words, calls = _WORDS_OPEN.match(self.buffer), _CALLS_OPEN.match(self.buffer)
+                words = (_ANSWER_OPEN if self.json_answer else _WORDS_OPEN).match(self.buffer)
+                calls = _CALLS_OPEN.match(self.buffer)
                 opened = words or calls
                 if opened is None:
                     return out
-                self.mode = "words" if words else "calls"
+                self.mode = ("answer" if self.json_answer else "words") if words else "calls"
                 self.buffer = self.buffer[opened.end():]
+            elif self.mode == "answer":
+                value, _ = self.answer.feed(self.buffer)
+                out.content += value
+                self.buffer = ""
+                if self.answer.done:
+                    self.mode = "end"
             elif self.mode == "words":
                 decoded, _ = self.words.feed(self.buffer)
                 out.content += decoded

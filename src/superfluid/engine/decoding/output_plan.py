@@ -12,12 +12,22 @@ from superfluid.engine.decoding.gemma4_calls import TOOL_ROLE_NOTE, fold_tool_re
 from superfluid.engine.decoding.grammar import Constraint, LazyGrammar, compile_constraint
 from superfluid.engine.decoding.pythonic_calls import write_lfm2
 from superfluid.engine.decoding.tool_calls import ToolFormat, ToolPolicy, ToolSpec, mistral_call_id
-from superfluid.engine.decoding.tool_grammars import call_grammar, generic_system_prompt, syntax_system_prompt
+from superfluid.engine.decoding.tool_grammars import (
+    CallGrammar,
+    call_grammar,
+    calls_or_answer,
+    generic_system_prompt,
+    syntax_system_prompt,
+)
 from superfluid.engine.decoding.tool_readers import CallReader, call_reader
 from superfluid.engine.models.chat_template import ChatTemplate
 from superfluid.engine.models.template_caps import one_call_a_turn
 from superfluid.engine.types import ChatMessage
 from superfluid.errors import UnsupportedParameter
+
+# Formats whose replies are framed otherwise (harmony's channels; functionary's recipients from the first token):
+# structured output beside tools is refused there, as before.
+_NO_ANSWER_BESIDE_CALLS = frozenset({"harmony", "functionary_v3_2"})
 
 
 @dataclass(frozen=True)
@@ -32,9 +42,14 @@ class OutputPlan:
     preserve: frozenset[int] = frozenset()
     """Control tokens the reply writes out as text instead of dropping them: the call format's markers."""
     extra: dict[str, Any] = field(default_factory=dict)
+    json_answer: bool = False
+    """The generic format's reply without calls is JSON matching the request's schema (structured output beside
+    tools)."""
 
     def call_reader(self) -> CallReader | None:
-        return call_reader(self.reader, self.reader_tools) if self.reader is not None else None
+        if self.reader is None:
+            return None
+        return call_reader(self.reader, self.reader_tools, json_answer=self.json_answer)
 
 
 def _arguments_object(raw: Any) -> Any:
@@ -127,10 +142,18 @@ def _with_system(messages: list[dict[str, Any]], text: str) -> list[dict[str, An
 def plan_output(messages: tuple[ChatMessage, ...], template: ChatTemplate, *, tools: ToolPolicy | None,
                 constraint: Constraint | None, control: Mapping[str, int] | None = None) -> OutputPlan:
     """``control``: the call format's markers that the model's vocabulary holds as control tokens."""
-    if tools is not None and tools.active and constraint is not None:
-        raise UnsupportedParameter(f"'{constraint.param}' cannot be combined with tools", param=constraint.param)
-    grammar = compile_constraint(constraint) if constraint is not None else None
     fmt = template.call_format
+    answer: Any = None  # the schema a reply without calls must match, beside active tools
+    if tools is not None and tools.active and constraint is not None:
+        if tools.choice != "auto":  # the reply is a call: the schema has no text to shape
+            constraint = None
+        elif constraint.lark is not None or fmt in _NO_ANSWER_BESIDE_CALLS:
+            raise UnsupportedParameter(f"'{constraint.param}' cannot be combined with tools"
+                                       + (" in this model's call format" if constraint.lark is None else ""),
+                                       param=constraint.param)
+        else:
+            answer = constraint.schema
+    grammar = compile_constraint(constraint) if constraint is not None and answer is None else None
     # Earlier calls and results belong in the prompt in the form this template can show: its own, where it
     # renders an assistant turn's calls, else written out as the generic format's JSON.
     native = fmt != "generic" or template.caps.tool_calls
@@ -144,11 +167,17 @@ def plan_output(messages: tuple[ChatMessage, ...], template: ChatTemplate, *, to
         if fmt == "harmony":  # the framing comes out of every reply, not only of one with tools
             return OutputPlan(messages=history, grammar=grammar, reader=fmt, preserve=frozenset(control.values()))
         return OutputPlan(messages=history, grammar=grammar)
-    calls = call_grammar(fmt, tools, control)
-    compiled = compile_constraint(calls.constraint)
+    calls = call_grammar(fmt, tools, control, answer)
     if fmt == "generic":
-        history = _with_system(history, generic_system_prompt(tools))
-        return OutputPlan(messages=history, grammar=compiled, reader="generic")
+        history = _with_system(history, generic_system_prompt(tools, answer))
+        return OutputPlan(messages=history, grammar=compile_constraint(calls.constraint), reader="generic",
+                          json_answer=answer is not None)
+    if answer is not None and calls.constraint.lark is not None:
+        # Either a call or the schema's JSON, from the reply's first token: no lazy start.
+        assert constraint is not None
+        widened = Constraint(lark=calls_or_answer(calls.constraint.lark, answer), param=constraint.param)
+        calls = CallGrammar(widened)
+    compiled = compile_constraint(calls.constraint)
     lazy = LazyGrammar(calls.trigger, compiled, at_start=calls.at_start) if calls.trigger is not None else None
     if fmt in SYNTAXES and not template.supports_tools:
         history = _with_system(history, syntax_system_prompt(fmt, tools))

@@ -48,14 +48,15 @@ class CallGrammar:
     """The trigger counts only at the start of the reply (after whitespace)."""
 
 
-def call_grammar(fmt: ToolFormat, policy: ToolPolicy, control: Mapping[str, int] | None = None) -> CallGrammar:
+def call_grammar(fmt: ToolFormat, policy: ToolPolicy, control: Mapping[str, int] | None = None,
+                 answer: Any = None) -> CallGrammar:
     """The constraint for a policy with active tools, in a template's call format.
 
     ``control`` maps the format's markers that the model's vocabulary holds as control tokens to their ids:
     the grammar then takes the marker either as that token or spelled out."""
     control = control or {}
     if fmt == "generic":
-        return CallGrammar(generic_constraint(policy))
+        return CallGrammar(generic_constraint(policy, answer))
     param = "tools" if policy.choice == "auto" else "tool_choice"
     tools = policy.callable_tools()
     if fmt == "harmony":
@@ -172,14 +173,25 @@ def _calls_array(policy: ToolPolicy) -> dict[str, Any]:
     return array
 
 
-def generic_constraint(policy: ToolPolicy) -> Constraint:
+def generic_constraint(policy: ToolPolicy, answer: Any = None) -> Constraint:
+    """``answer``: the schema a reply without calls must match (structured output beside tools); its value then
+    stands under ``response`` as JSON instead of a string."""
     calls = {"type": "object", "properties": {"tool_calls": _calls_array(policy)}, "required": ["tool_calls"],
              "additionalProperties": False}
     if policy.choice != "auto":
         return Constraint.for_schema(calls, param="tool_choice")
-    words = {"type": "object", "properties": {"response": {"type": "string"}}, "required": ["response"],
-             "additionalProperties": False}
+    words = {"type": "object", "properties": {"response": {"type": "string"} if answer is None else answer},
+             "required": ["response"], "additionalProperties": False}
     return Constraint.for_schema({"anyOf": [calls, words]}, param="tools")
+
+
+def calls_or_answer(calls_lark: str, answer: Any) -> str:
+    """A call grammar widened so that the whole reply may instead be JSON matching ``answer``: structured output
+    beside tools in a template's own call format (the call markers then open the reply, no text before them)."""
+    head, _, rest = calls_lark.partition("start:")
+    if head.strip():
+        raise ValueError("a call grammar begins with its start rule")
+    return f"start: sf_calls | sf_answer\nsf_answer: {_json(closed_objects(answer))}\nsf_calls:{rest}"
 
 
 def _described_tools(policy: ToolPolicy) -> list[str]:
@@ -189,12 +201,15 @@ def _described_tools(policy: ToolPolicy) -> list[str]:
         for t in policy.callable_tools())]
 
 
-def generic_system_prompt(policy: ToolPolicy) -> str:
+def generic_system_prompt(policy: ToolPolicy, answer: Any = None) -> str:
     lines = _described_tools(policy)
     lines.append('To call tools, reply with JSON: {"tool_calls": [{"name": <tool name>, "arguments": <arguments '
                  'object>}]}.')
-    if policy.choice == "auto":
+    if policy.choice == "auto" and answer is None:
         lines.append('To answer without a tool, reply with JSON: {"response": <your answer as a string>}.')
+    elif policy.choice == "auto":
+        lines.append('To answer without a tool, reply with JSON: {"response": <your answer>}, where your answer is '
+                     f'JSON matching this schema: {json.dumps(answer, ensure_ascii=False)}')
     return "\n".join(lines)
 
 

@@ -30,8 +30,11 @@ _READERS: dict[str, type[GenericReader | HermesReader | MistralReader | GemmaRea
 }
 
 
-def call_reader(fmt: ToolFormat, tools: tuple[ToolSpec, ...] = ()) -> CallReader:
-    """The reader of one format; ``tools`` tell a call-syntax family's reader which values are strings."""
+def call_reader(fmt: ToolFormat, tools: tuple[ToolSpec, ...] = (), *, json_answer: bool = False) -> CallReader:
+    """The reader of one format; ``tools`` tell a call-syntax family's reader which values are strings;
+    ``json_answer``: the generic format's reply without calls is a JSON value, not a string."""
+    if fmt == "generic":
+        return GenericReader(json_answer)
     if fmt in SYNTAXES:
         return SyntaxReader(SYNTAXES[fmt], tools)
     if fmt == "harmony":

@@ -22,7 +22,8 @@ class MessageCreateRequestOutputConfigType0:
     """
     Attributes:
         format_ (MessageCreateRequestOutputConfigType0FormatType0 | None | Unset): A JSON schema the reply's text must
-            match, grammar-enforced (objects that say nothing of extra keys are closed). Cannot be combined with tools.
+            match, grammar-enforced (objects that say nothing of extra keys are closed). Beside tools, the reply is tool_use
+            blocks or text that matches (docs/structured-outputs.md).
         effort (None | str | Unset): Accepted and ignored.
     """
 

@@ -22,7 +22,7 @@ T = TypeVar("T", bound="MessageCreateRequestOutputConfigType0FormatType0")
 @_attrs_define
 class MessageCreateRequestOutputConfigType0FormatType0:
     """A JSON schema the reply's text must match, grammar-enforced (objects that say nothing of extra keys are closed).
-    Cannot be combined with tools.
+    Beside tools, the reply is tool_use blocks or text that matches (docs/structured-outputs.md).
 
         Attributes:
             type_ (MessageCreateRequestOutputConfigType0FormatType0Type):

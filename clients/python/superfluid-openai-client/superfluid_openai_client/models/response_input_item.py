@@ -19,7 +19,8 @@ T = TypeVar("T", bound="ResponseInputItem")
 @_attrs_define
 class ResponseInputItem:
     """A message ({role, content}, type "message" or absent), a function_call ({call_id, name, arguments}), a
-    function_call_output ({call_id, output}) or a reasoning item ({summary}). Other types are a 400.
+    function_call_output ({call_id, output}, or {name, namespace, output} for an output that answers no call, as Codex
+    sends its agent events) or a reasoning item ({summary}). Other types are a 400.
 
         Attributes:
             type_ (str | Unset):
@@ -28,6 +29,7 @@ class ResponseInputItem:
             content (list[ResponseContentPart] | str | Unset):
             call_id (str | Unset):
             name (str | Unset):
+            namespace (str | Unset):
             arguments (str | Unset):
             output (list[ResponseContentPart] | str | Unset):
             summary (list[ResponseContentPart] | Unset):
@@ -40,6 +42,7 @@ class ResponseInputItem:
     content: list[ResponseContentPart] | str | Unset = UNSET
     call_id: str | Unset = UNSET
     name: str | Unset = UNSET
+    namespace: str | Unset = UNSET
     arguments: str | Unset = UNSET
     output: list[ResponseContentPart] | str | Unset = UNSET
     summary: list[ResponseContentPart] | Unset = UNSET
@@ -70,6 +73,8 @@ class ResponseInputItem:
         call_id = self.call_id
 
         name = self.name
+
+        namespace = self.namespace
 
         arguments = self.arguments
 
@@ -109,6 +114,8 @@ class ResponseInputItem:
             field_dict["call_id"] = call_id
         if name is not UNSET:
             field_dict["name"] = name
+        if namespace is not UNSET:
+            field_dict["namespace"] = namespace
         if arguments is not UNSET:
             field_dict["arguments"] = arguments
         if output is not UNSET:
@@ -160,6 +167,8 @@ class ResponseInputItem:
 
         name = d.pop("name", UNSET)
 
+        namespace = d.pop("namespace", UNSET)
+
         arguments = d.pop("arguments", UNSET)
 
         def _parse_output(data: object) -> list[ResponseContentPart] | str | Unset:
@@ -200,6 +209,7 @@ class ResponseInputItem:
             content=content,
             call_id=call_id,
             name=name,
+            namespace=namespace,
             arguments=arguments,
             output=output,
             summary=summary,

@@ -32,6 +32,7 @@ class ResponseStoredItem:
             content (list[ResponseStoredItemContentItem] | Unset):
             call_id (str | Unset):
             name (str | Unset):
+            namespace (str | Unset):
             arguments (str | Unset):
             output (list[ResponseStoredItemOutputType1Item] | str | Unset):
             summary (list[ResponseStoredItemSummaryItem] | Unset):
@@ -44,6 +45,7 @@ class ResponseStoredItem:
     content: list[ResponseStoredItemContentItem] | Unset = UNSET
     call_id: str | Unset = UNSET
     name: str | Unset = UNSET
+    namespace: str | Unset = UNSET
     arguments: str | Unset = UNSET
     output: list[ResponseStoredItemOutputType1Item] | str | Unset = UNSET
     summary: list[ResponseStoredItemSummaryItem] | Unset = UNSET
@@ -70,6 +72,8 @@ class ResponseStoredItem:
         call_id = self.call_id
 
         name = self.name
+
+        namespace = self.namespace
 
         arguments = self.arguments
 
@@ -110,6 +114,8 @@ class ResponseStoredItem:
             field_dict["call_id"] = call_id
         if name is not UNSET:
             field_dict["name"] = name
+        if namespace is not UNSET:
+            field_dict["namespace"] = namespace
         if arguments is not UNSET:
             field_dict["arguments"] = arguments
         if output is not UNSET:
@@ -152,6 +158,8 @@ class ResponseStoredItem:
 
         name = d.pop("name", UNSET)
 
+        namespace = d.pop("namespace", UNSET)
+
         arguments = d.pop("arguments", UNSET)
 
         def _parse_output(data: object) -> list[ResponseStoredItemOutputType1Item] | str | Unset:
@@ -191,6 +199,7 @@ class ResponseStoredItem:
             content=content,
             call_id=call_id,
             name=name,
+            namespace=namespace,
             arguments=arguments,
             output=output,
             summary=summary,
