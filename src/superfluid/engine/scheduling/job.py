@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from superfluid.engine.decoding.call_repeats import RepeatGuard
 from superfluid.engine.decoding.grammar import GrammarState, LazyGrammar
 from superfluid.engine.decoding.lane_sampler import LaneSampler
 from superfluid.engine.decoding.sampling import EffectiveSampling
@@ -170,6 +171,8 @@ class Job:
     # engine-thread state
     raw_text: str = ""
     calls_made: int = 0
+    repeats: RepeatGuard = field(default_factory=RepeatGuard)
+    """Ends the reply at a call that repeats an earlier one (engine/decoding/call_repeats.py)."""
     pending_logprobs: list[TokenLogprob] = field(default_factory=list)
     pending: list[int] = field(default_factory=list)
     cached: int = 0

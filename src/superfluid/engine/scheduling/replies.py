@@ -137,7 +137,7 @@ class ReplyWriter:
         self._emit(job, job.output.feed(data))
         if was_reasoning or job.output.in_reasoning:
             job.reasoning_generated += 1
-        if job.output.stopped or grammar_done:
+        if job.output.stopped or grammar_done or job.repeats.repeated:
             self.finish(job, "stop")
         elif job.generated >= job.max_new_tokens or committed + 1 >= self.model.n_ctx:
             self.finish(job, "length")
@@ -193,7 +193,7 @@ class ReplyWriter:
         content = piece.content
         if job.calls is not None and content:
             parsed = job.calls.feed(content)
-            content, calls = parsed.content, tuple(parsed.calls)
+            content, calls = parsed.content, job.repeats.take(parsed.calls)
         self._send(job, content, piece.reasoning, calls)
 
     def _send(self, job: Job, content: str, reasoning: str, calls: tuple[ToolCallDelta, ...] = (),
@@ -224,7 +224,7 @@ class ReplyWriter:
         self._emit(job, job.output.flush())
         if job.calls is not None:
             tail = job.calls.finish()
-            self._send(job, tail.content, "", tuple(tail.calls))
+            self._send(job, tail.content, "", job.repeats.take(tail.calls) + job.repeats.finish())
         self._send(job, "", "", force=True)
         if reason == "stop" and job.calls_made:
             reason = "tool_calls"
