@@ -59,8 +59,7 @@ class GenerationStream:
             if event is None:
                 continue
             if isinstance(event, Admitted):
-                self.cached_tokens = event.cached_tokens
-                self.restored_tokens = event.restored_tokens
+                self._admit(event)
             elif isinstance(event, Failed):
                 self.cancel()
                 raise _failure(event)
@@ -86,8 +85,7 @@ class GenerationStream:
                     continue
                 if isinstance(event, Admitted):
                     if self.cached_tokens is None:
-                        self.cached_tokens = event.cached_tokens
-                        self.restored_tokens = event.restored_tokens
+                        self._admit(event)
                     continue
                 if isinstance(event, Failed):
                     raise _failure(event)
@@ -98,6 +96,23 @@ class GenerationStream:
         finally:
             self._sink.stop()
             self.cancel()
+
+    def _admit(self, event: Admitted) -> None:
+        self.cached_tokens = event.cached_tokens
+        self.restored_tokens = event.restored_tokens
+        if self._scope is not None:  # known now, so a request cut before it finishes still logs it
+            self._scope.cached_tokens = event.cached_tokens
+
+    def _account_cut(self) -> None:
+        """A request ended before its choices finished (the client left): what they did still reaches the log."""
+        scope = self._scope
+        if scope is None:
+            return
+        for job in self._jobs:
+            if job.index in self._open:
+                scope.completion_tokens += job.generated
+                if job.ttft_s is not None and (scope.ttft_s is None or job.ttft_s < scope.ttft_s):
+                    scope.ttft_s = job.ttft_s
 
     def _account(self, event: Finished) -> None:
         """The request's figures for the access log (see request_scope)."""
@@ -110,6 +125,7 @@ class GenerationStream:
             scope.ttft_s = event.ttft_s
 
     def cancel(self) -> None:
+        self._account_cut()
         for job in self._jobs:
             if job.index in self._open:
                 self._cancel(job)
