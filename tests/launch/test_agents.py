@@ -59,3 +59,14 @@ def test_the_key_file_gives_its_first_key(tmp_path: Path, monkeypatch: pytest.Mo
         read_key(tmp_path / "empty")
     monkeypatch.setenv("SUPERFLUID_API_KEY", "sk-env")
     assert read_key(None) == "sk-env"
+
+
+def test_the_models_window_reaches_each_agent() -> None:
+    sized = Target("http://h:1", "m", None, 32768)
+    assert AGENTS["claude"].launch(sized, []).environment["CLAUDE_CODE_MAX_CONTEXT_TOKENS"] == "32768"
+    assert "model_context_window=32768" in AGENTS["codex"].launch(sized, []).arguments
+    config = json.loads(AGENTS["opencode"].launch(sized, []).environment["OPENCODE_CONFIG_CONTENT"])
+    assert config["provider"]["superfluid"]["models"]["m"]["limit"] == {"context": 32768, "output": 8192}
+    unsized = Target("http://h:1", "m")
+    assert "CLAUDE_CODE_MAX_CONTEXT_TOKENS" not in AGENTS["claude"].launch(unsized, []).environment
+    assert not any("model_context_window" in a for a in AGENTS["codex"].launch(unsized, []).arguments)

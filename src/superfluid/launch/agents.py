@@ -17,6 +17,8 @@ class Target:
     url: str
     model: str
     key: str | None = None
+    window: int | None = None
+    """The model's context window as the server serves it, when known."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,10 @@ def _claude(agent: Agent, target: Target, passed: list[str]) -> Launch:
         # No telemetry, error reports or update checks to hosts this machine may not reach.
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
     }
+    if target.window:
+        # Claude Code does not know a local model's window and assumes a huge one; told the real one, it compacts
+        # the conversation before the server would have to refuse it.
+        environment["CLAUDE_CODE_MAX_CONTEXT_TOKENS"] = str(target.window)
     return Launch(agent.program, [], environment)
 
 
@@ -65,6 +71,8 @@ def _codex(agent: Agent, target: Target, passed: list[str]) -> Launch:
                 f'env_key = "SUPERFLUID_API_KEY" }}')
     arguments = ["-c", "model_provider=superfluid", "-c", f"model_providers.superfluid={provider}",
                  "-m", target.model]
+    if target.window:  # Codex has no metadata for a local model; the window lets it compact in time
+        arguments += ["-c", f"model_context_window={target.window}"]
     return Launch(agent.program, arguments, {"SUPERFLUID_API_KEY": target.key or "superfluid"})
 
 
@@ -75,7 +83,8 @@ def _opencode(agent: Agent, target: Target, passed: list[str]) -> Launch:
         "provider": {"superfluid": {
             "npm": "@ai-sdk/openai-compatible", "name": "superfluid",
             "options": {"baseURL": f"{target.url}/v1", "apiKey": target.key or "superfluid"},
-            "models": {target.model: {"name": target.model}},
+            "models": {target.model: {"name": target.model, **(
+                {"limit": {"context": target.window, "output": target.window // 4}} if target.window else {})}},
         }},
         "model": model,
         "small_model": model,

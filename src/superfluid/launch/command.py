@@ -73,8 +73,8 @@ def _execute(args: argparse.Namespace) -> int:
             raise LaunchError(f"no superfluid server answers at {url}")
         server = start_server(url, args.model)
     try:
-        model = args.model or first_model(url, key)
-        launch = agent.launch(Target(url, model, key), passed)
+        model, window = pick_model(url, key, args.model)
+        launch = agent.launch(Target(url, model, key, window), passed)
         argv = [program or agent.program, *launch.arguments, *passed]
         if args.show:
             print(describe(launch, argv))
@@ -112,7 +112,9 @@ def _answers(url: str) -> bool:
         return False
 
 
-def first_model(url: str, key: str | None) -> str:
+def pick_model(url: str, key: str | None, wanted: str | None) -> tuple[str, int | None]:
+    """The model to use (``wanted``, else the first one the server lists that generates text) and its context
+    window as the server serves it, when the listing says."""
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     try:
         listed = httpx.get(url + "/v1/models", headers=headers, timeout=30)
@@ -120,10 +122,17 @@ def first_model(url: str, key: str | None) -> str:
         raise LaunchError(f"cannot list the models at {url}: {exc}") from exc
     if listed.status_code != 200:
         raise LaunchError(f"{url}/v1/models answered {listed.status_code}; give the key with --api-key-file")
-    models = [entry["id"] for entry in listed.json().get("data") or ()]
-    if not models:
-        raise LaunchError(f"{url} lists no model")
-    return str(models[0])
+    entries = [entry for entry in listed.json().get("data") or () if isinstance(entry, dict) and "id" in entry]
+    if wanted is not None:
+        chosen = next((entry for entry in entries if entry["id"] == wanted), {"id": wanted})
+    else:
+        generating = [entry for entry in entries
+                      if ((entry.get("capabilities") or {}).get("workload") or {}).get("generation", True)]
+        if not generating:
+            raise LaunchError(f"{url} lists no model that generates text")
+        chosen = generating[0]
+    window = (chosen.get("meta") or {}).get("n_ctx")
+    return str(chosen["id"]), int(window) if isinstance(window, int) and window > 0 else None
 
 
 def start_server(url: str, model: str | None) -> subprocess.Popen[bytes]:
