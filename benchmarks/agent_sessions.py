@@ -64,7 +64,7 @@ def _posts(log: Path, path: str) -> list[tuple[int, int, int, float | None]]:
 
 
 def _turn(agent: str, argv: list[str], server: RunningServer, work: Path, bin_dir: Path) -> None:
-    env = {**node_on_path(bin_dir), "HOME": str(work.parent / "home")}
+    env = {**node_on_path(bin_dir), "HOME": str(work.parent / "home"), "PWD": str(work)}
     env.pop("SUPERFLUID_API_KEY", None)
     process = subprocess.Popen([sys.executable, "-m", "superfluid.cli", "launch", agent, "--url", server.base_url,
                                 "--", *argv], cwd=work, env=env, stdout=subprocess.DEVNULL,

@@ -75,7 +75,8 @@ def workdir(tmp_path: Path) -> Path:
 def _launch(tool: str, wire: Wire, agents: Path, work: Path, passed: list[str],
             env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     """``superfluid launch TOOL --url <recorder> -- PASSED`` in ``work``, with a home of its own."""
-    environment = {**node_on_path(agents), "HOME": str(work.parent / "home"), "XDG_CONFIG_HOME": "",
+    # PWD too: OpenCode takes its project directory from it, not from the working directory it was started in.
+    environment = {**node_on_path(agents), "HOME": str(work.parent / "home"), "PWD": str(work), "XDG_CONFIG_HOME": "",
                    "XDG_DATA_HOME": "", "XDG_STATE_HOME": "", **(env or {})}
     environment = {k: v for k, v in environment.items() if v != ""}
     environment.pop("SUPERFLUID_API_KEY", None)
