@@ -95,6 +95,8 @@ class Wire:
                 async for chunk in upstream.content.iter_any():
                     answer += chunk
                     await reply.write(chunk)
+            except ConnectionResetError:  # the agent was stopped mid-answer (aiohttp's error is one of these)
+                pass
             finally:
                 try:
                     parsed = json.loads(body) if body else None
