@@ -69,10 +69,10 @@ def _claude(agent: Agent, target: Target, passed: list[str]) -> Launch:
 def _codex(agent: Agent, target: Target, passed: list[str]) -> Launch:
     provider = (f'{{ name = "superfluid", base_url = "{target.url}/v1", wire_api = "responses", '
                 f'env_key = "SUPERFLUID_API_KEY" }}')
-    arguments = ["-c", "model_provider=superfluid", "-c", f"model_providers.superfluid={provider}",
-                 "-m", target.model]
+    arguments = ["-c", "model_provider=superfluid", "-c", f"model_providers.superfluid={provider}"]
     if target.window:  # Codex has no metadata for a local model; the window lets it compact in time
         arguments += ["-c", f"model_context_window={target.window}"]
+    arguments += ["-m", target.model]
     return Launch(agent.program, arguments, {"SUPERFLUID_API_KEY": target.key or "superfluid"})
 
 

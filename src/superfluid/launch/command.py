@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -123,6 +124,7 @@ def pick_model(url: str, key: str | None, wanted: str | None) -> tuple[str, int 
     if listed.status_code != 200:
         raise LaunchError(f"{url}/v1/models answered {listed.status_code}; give the key with --api-key-file")
     entries = [entry for entry in listed.json().get("data") or () if isinstance(entry, dict) and "id" in entry]
+    chosen: dict[str, Any]
     if wanted is not None:
         chosen = next((entry for entry in entries if entry["id"] == wanted), {"id": wanted})
     else:
