@@ -76,10 +76,9 @@ def _launch(tool: str, wire: Wire, agents: Path, work: Path, passed: list[str],
             env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     """``superfluid launch TOOL --url <recorder> -- PASSED`` in ``work``, with a home of its own."""
     # PWD too: OpenCode takes its project directory from it, not from the working directory it was started in.
-    environment = {**node_on_path(agents), "HOME": str(work.parent / "home"), "PWD": str(work), "XDG_CONFIG_HOME": "",
-                   "XDG_DATA_HOME": "", "XDG_STATE_HOME": "", **(env or {})}
-    environment = {k: v for k, v in environment.items() if v != ""}
-    environment.pop("SUPERFLUID_API_KEY", None)
+    environment = {**node_on_path(agents), "HOME": str(work.parent / "home"), "PWD": str(work), **(env or {})}
+    for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "SUPERFLUID_API_KEY"):
+        environment.pop(name, None)  # the agents' own state goes under that home, and no key is sent
     argv = [sys.executable, "-m", "superfluid.cli", "launch", tool, "--url", wire.url, "--", *passed]
     # stdin closed: Claude Code and Codex read piped input before they start, and would wait for it.
     return subprocess.Popen(argv, cwd=work, env=environment, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
