@@ -1,8 +1,17 @@
-"""Faults of the storage under the sessions directory, on the real server (issue 34): a full file system is a
-clean error in the dialect of the route with its documented code (507 storage_full), generation without storage
-keeps working, nothing stored before is lost, and storing works again by itself once space is freed
-(docs/limits.md, "Storage faults"). How the other faults are told (503 storage_unavailable) is in
-tests/state/test_storage_errors.py.
+"""Faults of the storage under the sessions directory, on the real server (issue 34, docs/limits.md "Storage
+faults"): each is a clean error in the dialect of the route with its documented code, generation without storage
+keeps working, nothing stored before is lost (unless the fault removed it), and storing works again by itself
+once the fault clears. How each fault is told is in tests/state/test_storage_errors.py.
+
+- A full file system: 507 storage_full; storing again once space is freed.
+- The sessions directory made read-only while serving: 503 storage_unavailable; storing again once it is
+  writable. A file system cannot be remounted read-only while the server holds files on it open for writing
+  (the kernel refuses: EBUSY), so the test does what a container runtime does for a read-only volume: a
+  read-only bind mount of the directory over itself. The server's open descriptors still reach the writable
+  mount beneath; the store checks the path before each write, so it refuses all the same.
+- The sessions directory removed while serving: what was in it is gone (the operator removed it), and the next
+  request that stores makes a new directory and database and stores there, on disk at the path (never into the
+  removed file). While the directory cannot be made again (here its parent is read-only), storing is 503.
 
 The sessions directory sits on a small tmpfs the test mounts (root, as CI runs; elsewhere the module is skipped
 unless CI is set)."""
@@ -12,7 +21,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
+import sqlite3
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -112,3 +124,68 @@ def test_a_full_file_system_is_507_and_storing_comes_back(http: httpx.Client, vo
     after = _respond(http)
     assert after.status_code == 200, after.text
     assert http.get(f"/v1/responses/{after.json()['id']}").status_code == 200
+
+
+@contextlib.contextmanager
+def _read_only(directory: Path) -> Iterator[None]:
+    """``directory`` read-only (a read-only bind mount over itself) for as long as the block runs."""
+    bound = subprocess.run(["mount", "--bind", directory, directory], capture_output=True, check=False)
+    assert bound.returncode == 0, bound.stderr.decode()
+    try:
+        read_only = subprocess.run(["mount", "-o", "remount,bind,ro", directory], capture_output=True, check=False)
+        assert read_only.returncode == 0, read_only.stderr.decode()
+        yield
+    finally:
+        for _ in range(50):  # a download's file may close a moment after its reply was read
+            if subprocess.run(["umount", str(directory)], capture_output=True, check=False).returncode == 0:
+                break
+            time.sleep(0.1)
+        else:
+            subprocess.run(["umount", "-l", str(directory)], check=True)
+
+
+def _upload(http: httpx.Client, data: bytes) -> httpx.Response:
+    return http.post("/v1/files", data={"purpose": "user_data"}, files={"file": ("kept.txt", data)})
+
+
+def test_a_read_only_sessions_directory_is_503_and_storing_comes_back(http: httpx.Client, volume: Path) -> None:
+    sessions = volume / "sessions"
+    before, kept = _respond(http), _upload(http, b"stored before\n" * 100)
+    assert before.status_code == kept.status_code == 200, (before.text, kept.text)
+    with _read_only(sessions):
+        _refused(_respond(http), 503, "storage_unavailable")
+        _refused(_upload(http, b"refused\n"), 503, "storage_unavailable")
+        _refused(http.delete(f"/v1/files/{kept.json()['id']}"), 503, "storage_unavailable")
+        _generation_still_works(http)
+        assert http.get(f"/v1/responses/{before.json()['id']}").json()["output"] == before.json()["output"]
+        assert http.get(f"/v1/files/{kept.json()['id']}/content").content == b"stored before\n" * 100
+    after = _respond(http)
+    assert after.status_code == 200, after.text
+    assert http.get(f"/v1/responses/{after.json()['id']}").status_code == 200
+    assert _upload(http, b"stored after\n").status_code == 200
+
+
+def _on_disk(sessions: Path, response_id: str) -> bool:
+    """Whether the database file at the path (not one the server holds open) has the response."""
+    with contextlib.closing(sqlite3.connect(f"file:{sessions / 'state.sqlite3'}?mode=ro", uri=True)) as db:
+        return db.execute("SELECT 1 FROM responses WHERE id = ?", (response_id,)).fetchone() is not None
+
+
+def test_a_removed_sessions_directory_is_made_again(http: httpx.Client, volume: Path) -> None:
+    sessions = volume / "sessions"
+    before = _respond(http)
+    assert before.status_code == 200, before.text
+    shutil.rmtree(sessions)
+    with _read_only(volume):  # the directory cannot be made again: storing is refused, generation goes on
+        _refused(_respond(http), 503, "storage_unavailable")
+        _refused(_upload(http, b"refused\n"), 503, "storage_unavailable")
+        _generation_still_works(http)
+    after = _respond(http)
+    assert after.status_code == 200, after.text
+    assert _on_disk(sessions, after.json()["id"]), "acknowledged, but not in the database at the path"
+    assert http.get(f"/v1/responses/{after.json()['id']}").json()["output"] == after.json()["output"]
+    assert http.get(f"/v1/responses/{before.json()['id']}").status_code == 404  # it went with the directory
+    uploaded = _upload(http, b"stored after\n")
+    assert uploaded.status_code == 200, uploaded.text
+    assert (sessions / "files" / uploaded.json()["id"]).read_bytes() == b"stored after\n"
+    assert http.get(f"/v1/files/{uploaded.json()['id']}/content").content == b"stored after\n"

@@ -25,7 +25,7 @@ from superfluid.handlers.generation import ClientDisconnected
 from superfluid.http.access import AccessControl, AccessGuard
 from superfluid.http.dialect import Dialect, error_body
 from superfluid.http.documents import DocumentRoutes, Documents, document_paths
-from superfluid.http.guards import BodyLimit, NewlinesInPaths, OllamaBodiesAreJson
+from superfluid.http.guards import BodyLimit, LastResort, NewlinesInPaths, OllamaBodiesAreJson
 from superfluid.http.metrics import Metrics
 from superfluid.http.observe import RequestObserver, RouteTable, note_error
 from superfluid.http.routing import ChainedRoutingMiddleware
@@ -184,6 +184,8 @@ def create_app(settings: Settings, services: Services | None = None, *,
         app.add_middleware(CORSMiddleware, position=MiddlewarePosition.BEFORE_EXCEPTION,
                            allow_origins=list(settings.cors_origins), allow_methods=["GET", "POST", "DELETE"],
                            allow_headers=list(CORS_HEADERS), expose_headers=list(CORS_EXPOSED), max_age=600)
+    # Inside the observer (which counts its answers), outside every other guard.
+    app.add_middleware(LastResort, position=MiddlewarePosition.BEFORE_EXCEPTION)
     # Before the key guard: the documents are public (see http/documents.py).
     app.add_middleware(DocumentRoutes, position=MiddlewarePosition.BEFORE_EXCEPTION,
                        documents=Documents(SPEC_DIR, __version__))

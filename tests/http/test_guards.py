@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from starlette.types import Message, Receive, Scope, Send
 
-from superfluid.errors import PayloadTooLarge
-from superfluid.http.guards import BodyLimit
+from superfluid.errors import PayloadTooLarge, StorageUnavailable
+from superfluid.http.guards import BodyLimit, LastResort
 
 LIMIT = 64
 
@@ -144,3 +144,32 @@ def test_non_http_scopes_pass_through() -> None:
     asyncio.run(BodyLimit(app, max_bytes=1)({"type": "lifespan"}, None, None))  # type: ignore[arg-type]
     asyncio.run(BodyLimit(app, max_bytes=1)({"type": "websocket", "path": "/x"}, None, None))  # type: ignore[arg-type]
     assert seen == ["lifespan", "websocket"]
+
+
+# --- LastResort ------------------------------------------------------------------------------------------------
+
+def _raising(error: BaseException, *, after_start: bool = False) -> Any:
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if after_start:
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+        raise error
+    return app
+
+
+def test_a_guard_raising_a_typed_error_gets_that_error_in_its_dialect() -> None:
+    status, _, body, _ = _call(LastResort(_raising(StorageUnavailable("the store is gone"))), _scope("/v1/files"),
+                               [b""])
+    assert status == 503 and body["error"]["code"] == "storage_unavailable"
+
+
+def test_a_guard_failing_otherwise_is_a_500_in_the_route_dialect() -> None:
+    status, headers, body, _ = _call(LastResort(_raising(RuntimeError("boom"))), _scope("/v1/messages"), [b""])
+    assert status == 500 and headers["content-type"] == "application/json"
+    assert body["type"] == "error" and "see the server log" in body["error"]["message"]
+    status, _, body, _ = _call(LastResort(_raising(RuntimeError("boom"))), _scope("/api/chat"), [b""])
+    assert status == 500 and body == {"error": "internal error; see the server log"}
+
+
+def test_after_the_response_started_the_failure_goes_on_up() -> None:
+    with pytest.raises(RuntimeError):
+        _call(LastResort(_raising(RuntimeError("late"), after_start=True)), _scope("/v1/files"), [b""])

@@ -46,6 +46,16 @@ def _as_owner(argv: list[str]) -> list[str]:
     return ["runuser", "-u", "postgres", "--", *argv] if os.geteuid() == 0 else argv
 
 
+def _pg_ctl(base: Path, *argv: str) -> None:
+    subprocess.run(_as_owner([str(install() / "pg_ctl"), "-D", str(base / "data"), *argv]), check=True,
+                   stdout=subprocess.DEVNULL)
+
+
+def _start(base: Path, port: int) -> None:
+    options = f"-c listen_addresses='' -k {base / 'sockets'} -p {port} -c fsync=off"
+    _pg_ctl(base, "-o", options, "-w", "-l", str(base / "server.log"), "start")
+
+
 @contextmanager
 def running(base: Path, port: int) -> Iterator[str]:
     """A server on a socket in ``base``; yields a URL of its ``postgres`` database."""
@@ -60,14 +70,23 @@ def running(base: Path, port: int) -> Iterator[str]:
     user = "postgres" if os.geteuid() == 0 else os.environ.get("USER", "postgres")
     subprocess.run(_as_owner([str(bin_dir / "initdb"), "-D", str(data), "-U", user, "-A", "trust"]), check=True,
                    stdout=subprocess.DEVNULL)
-    options = f"-c listen_addresses='' -k {sockets} -p {port} -c fsync=off"
-    subprocess.run(_as_owner([str(bin_dir / "pg_ctl"), "-D", str(data), "-o", options, "-w", "-l",
-                              str(base / "server.log"), "start"]), check=True, stdout=subprocess.DEVNULL)
+    _start(base, port)
     try:
         yield f"postgresql://{user}@/postgres?host={sockets}&port={port}"
     finally:
         subprocess.run(_as_owner([str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]),
                        check=False, stdout=subprocess.DEVNULL)
+
+
+@contextmanager
+def stopped(base: Path, port: int) -> Iterator[None]:
+    """The server ``running(base, port)`` started, shut down for as long as the block runs (fast: every session
+    is cut, as at a restart), then started again on the same data directory and port."""
+    _pg_ctl(base, "-m", "fast", "-w", "stop")
+    try:
+        yield
+    finally:
+        _start(base, port)
 
 
 def fresh_database(url: str) -> str:
@@ -76,5 +95,5 @@ def fresh_database(url: str) -> str:
 
     name = f"t_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")  # type: ignore[arg-type]  # a generated name
+        conn.execute(f"CREATE DATABASE {name}")  # a generated name
     return url.replace("/postgres?", f"/{name}?")

@@ -1,11 +1,14 @@
-"""The PostgreSQL backend: the portable SQL adapted on the way, and the shared migrations on a real server."""
+"""The PostgreSQL backend: the portable SQL adapted on the way, the shared migrations on a real server, and
+connections cut by the server (as a restart cuts them) opened again at the next transaction, never mid-way."""
 
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
+from superfluid.errors import StorageUnavailable
 from superfluid.state.errors import SchemaTooNew, StateError
 from superfluid.state.migrations import MIGRATIONS, Migration
 from superfluid.state.postgres import PostgresDatabase, schema, statement
@@ -69,3 +72,61 @@ def test_a_database_from_a_newer_release_is_refused(postgres_server: str) -> Non
 def test_an_unreachable_server_is_a_state_error(postgres_server: str) -> None:
     with pytest.raises(StateError, match="state database"):
         _open(postgres_server.replace("/postgres?", "/no_such_database?"))
+
+
+TABLE = (Migration(1, "a table", ("CREATE TABLE t (x INTEGER)",)),)
+
+
+def _cut(url: str) -> None:
+    """End every other session of the database at ``url`` from the server's side, as a restart ends them."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
+                     "AND pid <> pg_backend_pid()")
+
+
+async def _rows(db: PostgresDatabase) -> list[Any]:
+    return await db.read(lambda conn: conn.execute("SELECT x FROM t ORDER BY x").fetchall())
+
+
+def test_cut_connections_are_opened_again_at_the_next_transaction(postgres_server: str) -> None:
+    url = fresh_database(postgres_server)
+
+    async def run() -> list[Any]:
+        db = PostgresDatabase(url, TABLE)
+        await db.open()
+        try:
+            await db.write(lambda conn: conn.execute("INSERT INTO t VALUES (?)", (1,)))
+            assert await _rows(db) == [(1,)]
+            _cut(url)  # both the writer's and the reader's connection
+            await db.write(lambda conn: conn.execute("INSERT INTO t VALUES (?)", (2,)))
+            return await _rows(db)
+        finally:
+            await db.close()
+
+    assert asyncio.run(run()) == [(1,), (2,)]
+
+
+def test_a_write_cut_midway_is_refused_and_never_run_again(postgres_server: str) -> None:
+    url = fresh_database(postgres_server)
+    runs: list[int] = []
+
+    def cut_midway(conn: Any) -> None:
+        runs.append(1)
+        conn.execute("INSERT INTO t VALUES (?)", (3,))
+        conn.execute("SELECT pg_terminate_backend(pg_backend_pid())")
+
+    async def run() -> list[Any]:
+        db = PostgresDatabase(url, TABLE)
+        await db.open()
+        try:
+            with pytest.raises(StorageUnavailable, match="nothing was stored"):
+                await db.write(cut_midway)
+            await db.write(lambda conn: conn.execute("INSERT INTO t VALUES (?)", (4,)))
+            return await _rows(db)
+        finally:
+            await db.close()
+
+    assert asyncio.run(run()) == [(4,)]
+    assert runs == [1]

@@ -9,6 +9,7 @@ key gets the 404 an unknown id gets.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -84,10 +85,12 @@ async def create(body: dict[str, Any] | None = None, file: UploadFile | None = N
     try:
         size = await asyncio.to_thread(_copy, file.file, temp)
     except OSError as exc:  # the sessions directory is full, read-only or gone
-        temp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # a read-only directory refuses the clean-up too
+            temp.unlink(missing_ok=True)
         raise as_storage_error(exc) from exc
     except BaseException:
-        temp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            temp.unlink(missing_ok=True)
         raise
     record = await store.add(temp, filename=os.path.basename(file.filename or "upload"), purpose=purpose,
                              size=size, owner=key_id(), expires_after_s=seconds)

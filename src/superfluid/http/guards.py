@@ -1,15 +1,18 @@
 """ASGI guards that run before routing: the request body limit and Ollama's JSON bodies (keys and limits are in
-access.py), and ``send_error``, how every guard answers."""
+access.py), ``send_error``, how every guard answers, and ``LastResort``, which answers for a guard that failed."""
 
 from __future__ import annotations
 
 import json
+import logging
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from superfluid.errors import PayloadTooLarge, SuperfluidError
+from superfluid.errors import EngineFailure, PayloadTooLarge, SuperfluidError
 from superfluid.http.dialect import Dialect, error_body
 from superfluid.http.observe import note_error
+
+log = logging.getLogger(__name__)
 
 
 async def send_error(scope: Scope, send: Send, error: SuperfluidError) -> None:
@@ -123,3 +126,36 @@ class OllamaBodiesAreJson:
             headers = [(k, v) for k, v in scope.get("headers", ()) if k != b"content-type"]
             scope = {**scope, "headers": [*headers, (b"content-type", b"application/json")]}
         await self.app(scope, receive, send)
+
+
+class LastResort:
+    """The guards' own failures as the dialect's error: a typed error one of them raised (a store that cannot be
+    read while checking a quota, say) gets its status and body; anything else is logged and becomes a 500 in the
+    route's dialect. Without it such an exception would reach Starlette's outermost handler, which answers plain
+    text. Once a response has started, the exception goes on up: there is no status left to change."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked)
+        except SuperfluidError as exc:
+            if started:
+                raise
+            await send_error(scope, send, exc)
+        except Exception as exc:
+            if started:
+                raise
+            log.exception("unhandled error on %s %s", scope.get("method"), scope.get("path"), exc_info=exc)
+            await send_error(scope, send, EngineFailure("internal error; see the server log"))

@@ -12,7 +12,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from superfluid.errors import FilesQuotaExceeded
+from superfluid.errors import FilesQuotaExceeded, StorageFull, StorageUnavailable
 from superfluid.http.guards import send_error
 from superfluid.state import FileStore
 
@@ -36,7 +36,11 @@ class UploadQuota:
             store = _file_store(scope)
             declared = dict(scope.get("headers", ())).get(b"content-length")
             if store is not None and store.bounds.max_bytes > 0 and declared is not None and declared.isdigit():
-                used = (await store.usage())[1]
+                try:
+                    used = (await store.usage())[1]
+                except (StorageFull, StorageUnavailable) as exc:  # the store cannot be read now: its own answer
+                    await send_error(scope, send, exc)
+                    return
                 free = max(0, store.bounds.max_bytes - used)
                 if int(declared) - FRAMING_ALLOWANCE > free:
                     await send_error(scope, send, FilesQuotaExceeded(

@@ -23,11 +23,11 @@ import secrets
 import sqlite3
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Iterable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from superfluid.state.errors import StateError
+from superfluid.state.errors import StateError, check_writable
 
 if TYPE_CHECKING:
     from superfluid.state.database import Database
@@ -67,7 +67,12 @@ class Contents(ABC):
         self.directory = directory
 
     def temp_path(self) -> Path:
-        """A fresh temporary path inside the staging directory (same file system as ``files/<id>``)."""
+        """A fresh temporary path inside the staging directory (same file system as ``files/<id>``).
+        StorageUnavailable (503) before anything is written when the directory cannot be written: it is made
+        again if it was removed while serving (docs/limits.md, "Storage faults")."""
+        with suppress(OSError):  # told below
+            self.directory.mkdir(parents=True, exist_ok=True)
+        check_writable(self.directory)
         return self.directory / f"{TEMP_PREFIX}{secrets.token_hex(8)}"
 
     @abstractmethod

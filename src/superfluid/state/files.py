@@ -18,7 +18,7 @@ import secrets
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager
+from contextlib import AbstractAsyncContextManager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -130,7 +130,8 @@ class FileStore:
         try:
             await self._db.write(lambda conn: self.insert(conn, temp, record))
         finally:
-            temp.unlink(missing_ok=True)
+            with suppress(OSError):  # a read-only directory: the write's own failure is what the caller hears
+                temp.unlink(missing_ok=True)
         await self.prune()
         return record
 

@@ -13,23 +13,38 @@ with ``?`` placeholders, and this module adapts it on the way to the server.
 - Transactions: one writer connection and one reader per process, as on SQLite. A write takes a transaction
   advisory lock first, so writes from every replica follow one another as SQLite's ``BEGIN IMMEDIATE`` makes
   them; a read is one ``REPEATABLE READ`` snapshot. Migrations run under the same lock.
+- Faults (docs/limits.md, "Storage faults"): a connection that was cut (the server restarted, a failover, the
+  network) is opened again when a transaction's first statements find it cut: nothing of that transaction has
+  reached the server, so it starts again on the new connection, and reads and writes carry on by themselves
+  once the server is back. A cut later in a transaction is never run again: it fails (503
+  ``storage_unavailable``, as ``as_storage_error`` tells psycopg's connection errors) and the client retries.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import time
 from collections.abc import Iterable, Sequence
+from contextlib import suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from superfluid.errors import StorageFull, StorageUnavailable
 from superfluid.state.contents import Contents, TableContents
 from superfluid.state.database import Database
 from superfluid.state.errors import SchemaTooNew, StateError
 from superfluid.state.migrations import MIGRATIONS, Migration, check_order
 
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
 SCHEMES = ("postgresql://", "postgres://")
+CONNECT_TIMEOUT_S = 10
+"""How long opening a connection may take, unless the URL says (libpq waits for ever by default): the writer
+thread waits that long at most before a write is refused."""
 LOCK_KEY = 0x5375706572666C75  # "Superflu": the advisory lock every writer and migration takes
 _LOCK = f"SELECT pg_advisory_xact_lock({LOCK_KEY})"
 
@@ -77,19 +92,75 @@ def _values(params: Sequence[Any]) -> tuple[Any, ...]:
 
 
 class Connection:
-    """The slice of ``sqlite3.Connection`` the stores use, over a psycopg connection in autocommit mode."""
+    """The slice of ``sqlite3.Connection`` the stores use, over a psycopg connection in autocommit mode, opened
+    again at the start of a transaction when it was cut (see the module)."""
 
     def __init__(self, url: str) -> None:
+        self.url = url
+        self.raw = self._connect()
+        self._lost = False
+
+    def _connect(self) -> Any:
+        import psycopg
+        from psycopg.conninfo import conninfo_to_dict
+
+        timeout: dict[str, Any] = ({} if "connect_timeout" in conninfo_to_dict(self.url)
+                                   else {"connect_timeout": CONNECT_TIMEOUT_S})
+        return psycopg.connect(self.url, autocommit=True, **timeout)
+
+    def _reconnect(self, why: object) -> None:
+        """A new connection in place of the cut one; when it cannot be opened, ``raw`` stays closed and the next
+        transaction tries again. Logged once per outage, not once per try."""
+        if not self._lost:
+            log.warning("the connection to the state database %s was cut (%s); storing is refused (503) until "
+                        "a new one opens", _redacted(self.url), why)
+            self._lost = True
+        self.raw.close()
+        self.raw = self._connect()
+        log.info("connected to the state database %s again", _redacted(self.url))
+        self._lost = False
+
+    def _begin(self, *statements: str) -> Any:
+        """Start a transaction, on a new connection when the held one was cut: nothing of the transaction has
+        reached the server then, so starting it again is safe."""
         import psycopg
 
-        self.raw = psycopg.connect(url, autocommit=True)
+        if self.raw.closed:
+            self._reconnect("closed by an earlier failure")
+        try:
+            return self._each(statements)
+        except psycopg.OperationalError as exc:
+            if not self.raw.closed:  # the connection is fine: the statement failed
+                raise
+            self._reconnect(exc)
+        return self._each(statements)
+
+    def _each(self, statements: Sequence[str]) -> Any:
+        """Run ``statements``; when one fails, the transaction they began is not left open."""
+        cursor = None
+        try:
+            for sql in statements:
+                cursor = self.raw.execute(sql)
+        except BaseException:
+            if self.in_transaction:
+                with suppress(Exception):  # the failure that led here is what the caller hears of
+                    self.raw.execute("ROLLBACK")
+            raise
+        return cursor
+
+    @property
+    def in_transaction(self) -> bool:
+        """Whether a transaction is open (as sqlite3's attribute): not on a connection that was cut, where the
+        server has rolled it back already."""
+        from psycopg import pq
+
+        return not self.raw.closed and self.raw.info.transaction_status != pq.TransactionStatus.IDLE
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
         if sql == Database.WRITE_BEGIN:
-            self.raw.execute("BEGIN")
-            return self.raw.execute(_LOCK)
+            return self._begin("BEGIN", _LOCK)
         if sql == Database.READ_BEGIN:
-            return self.raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            return self._begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         return self.raw.execute(statement(sql), _values(params))
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> Any:
@@ -157,14 +228,18 @@ class PostgresDatabase(Database):
         except SchemaTooNew:
             await self.close()
             raise
-        except StateError as exc:
+        except (StateError, StorageFull, StorageUnavailable) as exc:  # the connection could not be opened
             await self.close()
-            raise StateError(f"cannot reach the state database {where}: {exc}") from exc
+            raise StateError(f"cannot reach the state database {where}: {exc.__cause__ or exc}") from exc
         except Exception as exc:  # psycopg's errors
             await self.close()
             raise StateError(f"cannot prepare the state database {where}: {exc}") from exc
         self._reader = _Worker("superfluid-state-reader", self.path, lambda: Connection(self.url))
         return version
+
+    def _unmoved(self, conn: Any, result: T) -> T:
+        """Nothing to check: the server's database has no path here."""
+        return result
 
     def contents(self, directory: Path) -> Contents:
         """Stored files' bytes go in the ``file_contents`` table, where every replica reads them; ``directory``
