@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import platform
 import time
 from pathlib import Path
 
@@ -14,3 +15,39 @@ def record(name: str, report: str) -> Path:
     out = RESULTS / f"{name}.txt"
     out.write_text(time.strftime("%Y-%m-%d %H:%M UTC\n", time.gmtime()) + report + "\n")
     return out
+
+
+def _cpuinfo() -> dict[str, str]:
+    """The first processor's fields in /proc/cpuinfo (empty where there is none)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text().split("\n\n")[0]
+    except OSError:
+        return {}
+    return {key.strip(): value.strip() for key, _, value in (line.partition(":") for line in text.splitlines())}
+
+
+def cpu_kind() -> str:
+    """A short name for the kind of processor, to keep each kind's records apart: vendor and widest kernels, e.g.
+    ``intel-amx``, ``amd-avx512``, ``intel-avx2``."""
+    info = _cpuinfo()
+    vendor = {"GenuineIntel": "intel", "AuthenticAMD": "amd"}.get(info.get("vendor_id", ""), "other")
+    flags = set(info.get("flags", "").split())
+    widest = "amx" if "amx_tile" in flags else "avx512" if "avx512f" in flags else "avx2" if "avx2" in flags else "base"
+    return f"{vendor}-{widest}"
+
+
+def machine_line() -> str:
+    """The processor as a record should name it: model, family and model numbers, its kind, and the kernels
+    llama.cpp found (llama_print_system_info), so that records from different machines are never compared."""
+    info = _cpuinfo()
+    try:
+        import llama_cpp
+
+        found = llama_cpp.llama_print_system_info().decode()
+        kernels = " ".join(part.split("=")[0].split(":")[-1].strip() for part in found.split("|")
+                           if part.strip().endswith("= 1"))
+    except (ImportError, AttributeError, OSError):
+        kernels = "unknown"
+    return (f"CPU {info.get('model name', platform.processor() or 'unknown')} ({info.get('vendor_id', '?')} family "
+            f"{info.get('cpu family', '?')} model {info.get('model', '?')}), kind {cpu_kind()}; llama.cpp kernels: "
+            f"{kernels}")
