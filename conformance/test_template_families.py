@@ -46,6 +46,8 @@ FAMILIES = {
     "apertus": "Apertus-8B-Instruct.jinja",  # {"NAME": arguments} objects in a list
     "lfm2": "LFM2.5-8B-A1B.jinja",  # Python calls with Python-literal values, read by their own reader
     "gemma4": "google-gemma-4-31B-it.jinja",  # call:NAME{key:value} with its own string marks, schema-held values
+    "kimi_k3": "Kimi-K3.jinja",  # XTML blocks, one per argument with its JSON type; the framing out of every reply
+    "muse_glimmer": "muse-glimmer.jinja",  # messages to recipients, a call's body an ATEM block
 }
 """Functionary v3.2 and Command R+ are left to the sweep (benchmarks/template_calls.py) to keep this module's
 time down; their readers and grammars are covered by tests/engine/decoding. Command R7B (the position inside the

@@ -197,6 +197,8 @@ REASONING = {
     "google-gemma-4-31B-it.jinja": ("<|channel>thought", "<channel|>"),
     "mistralai-Ministral-3-14B-Reasoning-2512.jinja": ("[THINK]", "[/THINK]"),
     "MiniMax-M3.jinja": ("<mm:think>", "</mm:think>"),
+    "Kimi-K3.jinja": ("<|open|>think<|sep|>", "<|close|>think<|sep|>"),
+    "muse-glimmer.jinja": (" to=self<|message|>", "<|eom|>"),
 }
 
 

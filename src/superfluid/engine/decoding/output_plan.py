@@ -25,9 +25,12 @@ from superfluid.engine.models.template_caps import one_call_a_turn
 from superfluid.engine.types import ChatMessage
 from superfluid.errors import UnsupportedParameter
 
-# Formats whose replies are framed otherwise (harmony's channels; functionary's recipients from the first token):
-# structured output beside tools is refused there, as before.
-_NO_ANSWER_BESIDE_CALLS = frozenset({"harmony", "functionary_v3_2"})
+# Formats whose framing comes out of every reply, tools or not: the words between the framing tokens (harmony's
+# channel names, Kimi K3's block names, Muse Glimmer's recipients) are not the answer.
+_FRAMED = frozenset({"harmony", "kimi_k3", "muse_glimmer"})
+# Formats whose replies are framed otherwise (harmony's channels; functionary's recipients from the first token;
+# Muse Glimmer's recipients): structured output beside tools is refused there, as before.
+_NO_ANSWER_BESIDE_CALLS = frozenset({"harmony", "functionary_v3_2", "muse_glimmer"})
 
 
 @dataclass(frozen=True)
@@ -164,7 +167,7 @@ def plan_output(messages: tuple[ChatMessage, ...], template: ChatTemplate, *, to
         history = one_call_a_turn(history)
     control = control or {}
     if tools is None or not tools.active:
-        if fmt == "harmony":  # the framing comes out of every reply, not only of one with tools
+        if fmt in _FRAMED:
             return OutputPlan(messages=history, grammar=grammar, reader=fmt, preserve=frozenset(control.values()))
         return OutputPlan(messages=history, grammar=grammar)
     calls = call_grammar(fmt, tools, control, answer)

@@ -24,6 +24,14 @@ A format is chosen from the chat template's source (never the model's name):
   JSON.
 * ``gemma4`` — the template reads ``tools`` and writes ``<|tool_call>call:`` (Gemma 4):
   ``<|tool_call>call:NAME{key:<|"|>text<|"|>,n:2}<tool_call|>``, bare keys and Gemma's own string quotes.
+* ``kimi_k3`` — the template reads ``tools`` and frames its messages with ``<|open|>``, ``<|close|>`` and
+  ``<|end_of_msg|>`` (Kimi K3): a reply is ``think``, ``response`` and ``tools`` blocks, a call
+  ``<|open|>call tool="NAME" index="1"<|sep|>`` with one ``<|open|>argument key="K" type="T"<|sep|>`` block per
+  argument (:mod:`superfluid.engine.decoding.kimi_k3_calls`).
+* ``muse_glimmer`` — the template reads ``tools`` and writes ``<atem:function_calls>`` and ``<|eom|>`` (Muse
+  Glimmer): a reply is messages ``<|start|>assistant to=RECIPIENT<|message|>BODY``, ``self`` the reasoning,
+  ``user`` the words and any other recipient a call whose body is an ATEM block
+  (:mod:`superfluid.engine.decoding.muse_glimmer_calls`).
 * ``generic`` — every other template: the tools and a JSON reply format are described in a system message and
   the reply is always constrained JSON, ``{"tool_calls": [...]}`` or (``auto``) ``{"response": "..."}``.
 
@@ -49,7 +57,7 @@ ToolFormat = Literal["generic", "harmony", "hermes", "llama3", "mistral", "gemma
                      "deepseek_v3", "mistral_args", "mistral_call_id", "functionary_v3_1",
                      "nemotron_v2", "apriel", "minimax_m1", "firefunction_v2", "granite", "gigachat", "apertus",
                      "command_r7b", "command_r_plus", "lfm2", "functionary_v3_2", "gemma4",
-                     "solar_open", "gigachat_v3"]
+                     "solar_open", "gigachat_v3", "kimi_k3", "muse_glimmer"]
 
 HERMES_OPEN = "<tool_call>"
 HERMES_CLOSE = "</tool_call>"
@@ -72,6 +80,17 @@ GEMMA4_OPEN = "<|tool_call>"
 GEMMA4_CLOSE = "<tool_call|>"
 GEMMA4_QUOTE = '<|"|>'
 """Gemma 4's string quote: strings in its calls' arguments sit between two of these."""
+KIMI_K3_MARKERS = ("<|open|>", "<|close|>", "<|sep|>", "<|end_of_msg|>")
+"""Kimi K3's framing: ``<|open|>TAG attrs<|sep|>`` opens a block, ``<|close|>TAG<|sep|>`` closes it, and
+``<|end_of_msg|>`` ends a message."""
+KIMI_K3_TOOLS = "<|open|>tools<|sep|>"
+"""The opening of Kimi K3's block of calls: the grammar of ``auto`` engages here."""
+MUSE_GLIMMER_FRAMING = ("<|start|>", "<|message|>", "<|eom|>", "<|eot|>")
+"""Muse Glimmer's messages: ``<|start|>assistant to=RECIPIENT<|message|>BODY`` and ``<|eom|>`` (more messages
+follow) or ``<|eot|>`` (the turn ends)."""
+MUSE_GLIMMER_CALLS = "<atem:function_calls>"
+MUSE_GLIMMER_MARKERS = (*MUSE_GLIMMER_FRAMING, MUSE_GLIMMER_CALLS, "<atem:invoke", "<atem:parameter",
+                        "</atem:parameter>", "</atem:invoke>", "</atem:function_calls>")
 GEMMA_OPEN = "```tool_code"
 GEMMA_CLOSE = "```"
 
@@ -85,6 +104,8 @@ FORMAT_MARKERS: dict[ToolFormat, tuple[str, ...]] = {
     "lfm2": (LFM2_OPEN, LFM2_CLOSE),
     "functionary_v3_2": (),
     "gemma4": (GEMMA4_OPEN, GEMMA4_CLOSE, GEMMA4_QUOTE),
+    "kimi_k3": KIMI_K3_MARKERS,  # written out in every reply, tools or not: the blocks' names are not the answer
+    "muse_glimmer": MUSE_GLIMMER_MARKERS,  # the same: the recipients are not the answer
 }
 """Markers a model's vocabulary may hold as control tokens (Mistral's ``[TOOL_CALLS]``): they are written out."""
 
@@ -179,6 +200,10 @@ def tool_format(template_source: str, supports_tools: bool) -> ToolFormat:
         return "harmony"
     if GEMMA4_OPEN + "call:" in template_source and supports_tools:
         return "gemma4"
+    if all(marker in template_source for marker in (*KIMI_K3_MARKERS[:2], KIMI_K3_MARKERS[3])) and supports_tools:
+        return "kimi_k3"
+    if MUSE_GLIMMER_CALLS in template_source and MUSE_GLIMMER_FRAMING[2] in template_source and supports_tools:
+        return "muse_glimmer"
     syntax = detect_syntax(template_source)
     if syntax is not None:
         return syntax.family  # type: ignore[return-value]

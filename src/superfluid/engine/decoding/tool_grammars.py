@@ -19,6 +19,9 @@ from superfluid.engine.decoding.gemma4_calls import gemma4_lark
 from superfluid.engine.decoding.grammar import Constraint, closed_objects
 from superfluid.engine.decoding.grammar import lark_json as _json
 from superfluid.engine.decoding.grammar import lark_literal as _lit
+from superfluid.engine.decoding.kimi_k3_calls import kimi_k3_lark
+from superfluid.engine.decoding.muse_glimmer_calls import TRIGGER as MUSE_GLIMMER_TRIGGER
+from superfluid.engine.decoding.muse_glimmer_calls import muse_glimmer_lark
 from superfluid.engine.decoding.pythonic_calls import keyword_arguments, lfm2_lark
 from superfluid.engine.decoding.recipient_reader import functionary_v3_2_lark
 from superfluid.engine.decoding.syntax_grammar import syntax_lark
@@ -29,6 +32,7 @@ from superfluid.engine.decoding.tool_calls import (
     HARMONY_CALL,
     HERMES_CLOSE,
     HERMES_OPEN,
+    KIMI_K3_TOOLS,
     LFM2_OPEN,
     LLAMA3_OPEN,
     MISTRAL_OPEN,
@@ -87,6 +91,14 @@ def call_grammar(fmt: ToolFormat, policy: ToolPolicy, control: Mapping[str, int]
     elif fmt == "gemma4":
         lark = gemma4_lark(tools, policy.parallel, param, control)
         trigger, at_start = GEMMA4_OPEN, False
+    elif fmt == "kimi_k3":  # a forced reply starts in the response block the prompt opened
+        lark = kimi_k3_lark(tools, parallel=policy.parallel, forced=policy.choice != "auto", param=param,
+                            control=control)
+        trigger, at_start = KIMI_K3_TOOLS, False
+    elif fmt == "muse_glimmer":  # a forced reply continues the prompt's <|start|>assistant with a recipient
+        lark = muse_glimmer_lark(tools, parallel=policy.parallel, forced=policy.choice != "auto", param=param,
+                                 control=control)
+        trigger, at_start = MUSE_GLIMMER_TRIGGER, False
     elif fmt == "lfm2":
         lark = lfm2_lark(tools, policy.parallel, param, control)
         trigger, at_start = LFM2_OPEN, False

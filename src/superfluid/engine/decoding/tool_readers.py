@@ -12,13 +12,16 @@ from superfluid.engine.decoding.call_syntax import SYNTAXES
 from superfluid.engine.decoding.gemma4_calls import Gemma4Reader
 from superfluid.engine.decoding.harmony_reader import HarmonyReader
 from superfluid.engine.decoding.json_reply_readers import GenericReader, Llama3Reader
+from superfluid.engine.decoding.kimi_k3_reader import KimiK3Reader
 from superfluid.engine.decoding.marked_readers import GemmaReader, HermesReader, Lfm2Reader, MistralReader
+from superfluid.engine.decoding.muse_glimmer_reader import MuseGlimmerReader
 from superfluid.engine.decoding.recipient_reader import FunctionaryV32Reader
 from superfluid.engine.decoding.syntax_reader import SyntaxReader
 from superfluid.engine.decoding.tool_calls import ToolFormat, ToolSpec
 
 CallReader = (GenericReader | HermesReader | MistralReader | GemmaReader | Lfm2Reader | Llama3Reader | SyntaxReader
-              | HarmonyReader | FunctionaryV32Reader | Gemma4Reader)
+              | HarmonyReader | FunctionaryV32Reader | Gemma4Reader | KimiK3Reader
+              | MuseGlimmerReader)
 
 _READERS: dict[str, type[GenericReader | HermesReader | MistralReader | GemmaReader | Lfm2Reader | Llama3Reader]] = {
     "generic": GenericReader,
@@ -43,4 +46,8 @@ def call_reader(fmt: ToolFormat, tools: tuple[ToolSpec, ...] = (), *, json_answe
         return FunctionaryV32Reader()
     if fmt == "gemma4":
         return Gemma4Reader()
+    if fmt == "kimi_k3":
+        return KimiK3Reader(tools)
+    if fmt == "muse_glimmer":
+        return MuseGlimmerReader(tools)
     return _READERS[fmt]()

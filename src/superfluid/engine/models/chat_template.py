@@ -88,6 +88,8 @@ REASONING_MARKERS: tuple[tuple[str, str], ...] = (
     ("<|START_THINKING|>", "<|END_THINKING|>"),  # Command R7B, Command A
     ("<|channel>thought", "<channel|>"),  # Gemma 4
     ("[THINK]", "[/THINK]"),  # Magistral, Ministral 3 Reasoning
+    ("<|open|>think<|sep|>", "<|close|>think<|sep|>"),  # Kimi K3
+    (" to=self<|message|>", "<|eom|>"),  # Muse Glimmer (a message to itself, after the prompt's <|start|>assistant)
     ("<|channel|>analysis<|message|>", "<|end|>"),  # gpt-oss (harmony's analysis channel)
     ("<think>", "</think>"),  # Qwen3, DeepSeek R1, GLM, Kimi, MiniMax M2, Nemotron and most others
 )
@@ -100,9 +102,16 @@ HERMES_PROBE = f'<tool_call>\n{{"name": "{PROBE_CALL[0]}", "arguments": '
 """How a Hermes template writes the probe call's opening."""
 
 
+CLOSED_AS: dict[str, str] = {"<|close|>think<|sep|>": "<|close|>think<|sep|><|open|>response<|sep|>"}
+"""Closes written as they are, and what the template writes after them: Kimi K3's blocks take no newlines, and
+its thinking-off prompt ends inside the response block."""
+
+
 def close_reasoning(prompt: str, close: str = "</think>") -> str:
     """What closes the reasoning block a prompt ends in, as thinking-off templates write it
-    (``<think>\n\n</think>\n\n``)."""
+    (``<think>\n\n</think>\n\n``; Kimi K3's ``<|close|>think<|sep|><|open|>response<|sep|>``)."""
+    if close in CLOSED_AS:
+        return CLOSED_AS[close]
     return f"\n{close}\n\n" if prompt.endswith("\n") else f"\n\n{close}\n\n"
 
 
