@@ -101,7 +101,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="fewest cached tokens of a conversation worth saving to the disk tier (default 256)")
     serve.add_argument("-kvu", "--kv-unified", action="store_true",
                        help="one KV pool all lanes share even when --kv-size holds a full window per lane")
-    serve.add_argument("-t", "--threads", type=int, default=0, help="llama.cpp threads (0: all cores)")
+    serve.add_argument("-t", "--threads", type=int, default=0,
+                       help="llama.cpp threads (0: all cores, fewer while other processes keep cores busy)")
     serve.add_argument("-np", "--parallel", type=int, default=4, help="lanes decoded together")
     serve.add_argument("-b", "--batch-size", type=int, default=512, help="most prompt tokens per engine tick")
     serve.add_argument("-fa", "--flash-attn", choices=FLASH_ATTN_CHOICES, default="auto",

@@ -122,7 +122,8 @@ class ServedModel:
         self.kv_disk = open_disk_tier(llama, settings, profile.id)
         self.scheduler = Scheduler(llama, name=profile.id, grammar=self.grammar_tokenizer,
                                    spec_draft=settings.spec_draft, stats=stats,
-                                   gather_s=settings.gather_ms / 1000, kv_disk=self.kv_disk)
+                                   gather_s=settings.gather_ms / 1000, kv_disk=self.kv_disk,
+                                   adapt_threads=settings.threads == 0)
         self.longest_token = self._longest_token()
         """Bytes in the longest token's text (special tokens included): the early bound's divisor."""
         self.lora = ModelAdapters(profile.id, llama.path, AdapterCatalog(settings), self.scheduler)

@@ -32,6 +32,7 @@ from superfluid.engine.models.native import ArrayBatch
 from superfluid.engine.scheduling.adapters import AdapterLoad, AdapterSwitch
 from superfluid.engine.scheduling.admission import WaitingRoom, place, place_solo
 from superfluid.engine.scheduling.batch_rows import Entry, commit_rows, fill_batch, make_room, plan_rows, rewind
+from superfluid.engine.scheduling.cpu_share import CpuShare
 from superfluid.engine.scheduling.job import Job, Lane, Outbox, common_prefix
 from superfluid.engine.scheduling.kv_disk import KvDiskTier, spill
 from superfluid.engine.scheduling.queue_count import QueueCount
@@ -51,7 +52,7 @@ class Scheduler:
 
     def __init__(self, model: LlamaModel, *, name: str, grammar: GrammarTokenizer | None = None,
                  spec_draft: int = 0, stats: EngineStats | None = None, gather_s: float = 0.0,
-                 kv_disk: KvDiskTier | None = None) -> None:
+                 kv_disk: KvDiskTier | None = None, adapt_threads: bool = False) -> None:
         self.model = model
         self.kv_disk = kv_disk
         """The prefix cache's disk tier (kv_disk.py), or None."""
@@ -73,6 +74,8 @@ class Scheduler:
         self._solo_turn = False
         self._stopped = False
         """Told to stop (the thread ends once every job has failed)."""
+        self._threads = CpuShare(model.n_threads, adapt=adapt_threads)
+        """The decode thread count: fewer while other processes keep cores busy (cpu_share.py, --threads 0)."""
         self._history = DecodeHistory()
         """The recent decodes (for /slots)."""
         self._batch = ArrayBatch(model.n_batch)
@@ -336,6 +339,7 @@ class Scheduler:
     def _decode(self, entries: list[Entry], n_gen: int) -> bool:
         ctx = entries[0][0].ctx
         self._outbox.flush()  # the loop wakes to these while llama_decode runs without the GIL
+        self._threads.before_decode(ctx)
         started = time.monotonic()
         status = llama_cpp.llama_decode(ctx, self._batch.struct)  # the one call that lets the GIL go
         if status == 0:
