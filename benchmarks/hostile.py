@@ -18,8 +18,12 @@ quiet), normal requests completed and failed, the slowest /health, and resident 
 peak, and after the last attack (target: back near the start).
 
 Run: ``python -m benchmarks.hostile [--seconds 60] [--rounds 2] [--clients 2] [--only WORD...] [--server-flags "..."]
-[--record]``; never part of CI. ``--only`` keeps the attacks whose names hold one of the words (``_abandoned``,
-``prompt``, ``anyOf``, ``_header``...), to see what each costs.
+[--name NAME] [--record]``; never part of CI. ``--only`` keeps the attacks whose names hold one of the words
+(``_abandoned``, ``prompt``, ``anyOf``, ``_header``...), to see what each costs. The two recordings issue 34 asks
+for: ``--server-flags "--threads 1" --name hostile-one-thread`` (the 20% target where a core is free), and
+``--beside-llama-server --name hostile-beside-llama-server``: superfluid and llama-server (8 lanes x 4,096) take
+turns under the attacks llama-server's routes take too (``BOTH_TAKE``), and superfluid's attacked/quiet p95 ratio
+and completed share must be no worse than llama-server's.
 """
 
 from __future__ import annotations
@@ -30,21 +34,23 @@ import contextlib
 import json
 import multiprocessing
 import os
-import platform
 import queue
 import socket
+import tempfile
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
 from conformance.server import start_server, stop_server
 
+from benchmarks.peers import LLAMA_SERVER
 from benchmarks.proc import cpu_seconds
-from benchmarks.recording import record
+from benchmarks.recording import machine_line, record
 from superfluid.engine.models.model_sources import DEFAULT_MODEL
 
 PAUSE_S = 3.0
@@ -61,16 +67,25 @@ async def _one_stream(client: httpx.AsyncClient, prompt: str) -> float | None:
             "temperature": 0, "stream": True}
     started = time.perf_counter()
     first: float | None = None
-    try:
-        async with client.stream("POST", "/v1/chat/completions", json=body) as response:
-            if response.status_code != 200:
+    for attempt in (1, 2):
+        answered = False
+        try:
+            async with client.stream("POST", "/v1/chat/completions", json=body) as response:
+                answered = True
+                if response.status_code != 200:
+                    return None
+                async for line in response.aiter_lines():
+                    if first is None and line.startswith("data: {") and '"content"' in line:
+                        first = time.perf_counter() - started
+            return first
+        except httpx.RemoteProtocolError:
+            # A connection closed before any answer is tried once more, as the SDKs do (llama-server now and
+            # then closes a kept-alive one); the time counts from the first try.
+            if answered or attempt == 2:
                 return None
-            async for line in response.aiter_lines():
-                if first is None and line.startswith("data: {") and '"content"' in line:
-                    first = time.perf_counter() - started
-    except httpx.HTTPError:
-        return None
-    return first
+        except httpx.HTTPError:
+            return None
+    return None
 
 
 async def _normal(base_url: str, seconds: float, clients: int) -> tuple[list[float], int]:
@@ -217,7 +232,8 @@ def _abandoned_streams(base_url: str, stop: threading.Event) -> None:
         stop.wait(0.5)
 
 
-def _attack(base_url: str, stop: Any, answers: Any, only: tuple[str, ...] = ()) -> None:
+def _attack(base_url: str, stop: Any, answers: Any, only: tuple[str, ...] = (),
+            paths: dict[str, str] | None = None) -> None:
     """``only``: run just the attacks whose names contain one of these words (all when empty). When the phase ends,
     how often each repeated attack got each answer goes into ``answers`` (a queue)."""
     def chosen(name: str) -> bool:
@@ -225,7 +241,7 @@ def _attack(base_url: str, stop: Any, answers: Any, only: tuple[str, ...] = ()) 
 
     payloads = {name: payload for name, payload in _payloads().items() if chosen(name)}
     halt = threading.Event()
-    paths = {"deep nesting": "/api/chat"}
+    paths = paths or {}
 
     tally: dict[str, Counter[str]] = {name: Counter() for name in payloads}
 
@@ -304,6 +320,98 @@ def _p(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+BOTH_TAKE = ("prompt", "messages", "tools", "anyOf", "nesting", "looping", "stop list", "_idle", "_drip", "_stall")
+"""The attacks llama-server's routes take too (``--beside-llama-server``): every big and malformed body, idle,
+slowloris and stalled connections; not the header bombs (its HTTP library refuses them before any route) and not
+the abandoned streams, which measure superfluid's own queue."""
+
+
+@dataclass
+class _Target:
+    """One server under test and what was measured on it."""
+    name: str
+    base_url: str
+    pid: int
+    sampler: _Sampler
+    results: dict[str, dict[str, Any]] = field(default_factory=lambda: {
+        kind: {"ttft": [], "failed": 0, "health": [], "server_cpu": 0.0, "attacker_cpu": 0.0, "seconds": 0.0}
+        for kind in ("quiet", "attacked")})
+    tally: dict[str, Counter[str]] = field(default_factory=lambda: {name: Counter() for name in _payloads()})
+    start_mb: float = 0.0
+    peak_mb: float = 0.0
+    end_mb: float = 0.0
+
+
+def _phases(target: _Target, seconds: float, clients: int, only: tuple[str, ...], paths: dict[str, str]) -> None:
+    """One quiet phase and one attacked phase of normal traffic on ``target``."""
+    answers: Any = multiprocessing.Queue()
+    for kind in ("quiet", "attacked"):
+        stop = multiprocessing.Event()
+        attacker = multiprocessing.Process(target=_attack, args=(target.base_url, stop, answers, only, paths))
+        if kind == "attacked":
+            attacker.start()
+            time.sleep(2)  # let the floods build
+        mark = len(target.sampler.health)
+        cpu_before, started = _cpu_s(target.pid), time.monotonic()
+        ttfts, failed = asyncio.run(_normal(target.base_url, seconds, clients))
+        result = target.results[kind]
+        result["server_cpu"] += _cpu_s(target.pid) - cpu_before
+        result["seconds"] += time.monotonic() - started
+        result["ttft"] += ttfts
+        result["failed"] += failed
+        result["health"] += target.sampler.health[mark:]
+        if kind == "attacked":
+            result["attacker_cpu"] += _cpu_s(attacker.pid or 0)
+            stop.set()
+            with contextlib.suppress(queue.Empty):
+                for name, seen in answers.get(timeout=10).items():
+                    target.tally[name].update(seen)
+            attacker.join(timeout=5)
+            if attacker.is_alive():
+                attacker.kill()
+
+
+def _start(target: _Target, clients: int) -> None:
+    asyncio.run(_normal(target.base_url, 5, clients))  # warm
+    target.start_mb = _rss_mb(target.pid)
+    target.sampler.start()
+
+
+def _finish(target: _Target) -> None:
+    target.end_mb = _rss_mb(target.pid)
+    target.sampler.halt.set()
+    target.sampler.join()
+    target.peak_mb = max(target.sampler.rss)
+
+
+def _report(target: _Target, expected: bool) -> list[str]:
+    quiet, attacked = target.results["quiet"], target.results["attacked"]
+    ratio = _p(attacked["ttft"], 0.95) / _p(quiet["ttft"], 0.95)
+    lines = [f"{target.name}:",
+             "phase      requests  failed  p50 TTFT ms  p95 TTFT ms  slowest /health ms  server cores  attacker cores"]
+    for kind in ("quiet", "attacked"):
+        r = target.results[kind]
+        lines.append(f"{kind:<9} {len(r['ttft']):>9} {r['failed']:>7} {_p(r['ttft'], 0.5) * 1000:>12.0f} "
+                     f"{_p(r['ttft'], 0.95) * 1000:>12.0f} {max(r['health'], default=float('nan')) * 1000:>19.0f} "
+                     f"{r['server_cpu'] / r['seconds']:>13.2f} {r['attacker_cpu'] / r['seconds']:>15.2f}")
+    lines.append(f"attacked / quiet p95 TTFT: {ratio:.2f}; normal requests completed attacked / "
+                 f"quiet: {len(attacked['ttft']) / max(1, len(quiet['ttft'])):.2f}")
+    lines.append(f"RSS MB: start {target.start_mb:.0f}, peak {target.peak_mb:.0f}, 10 s after the last attack "
+                 f"{target.end_mb:.0f} (+{target.end_mb - target.start_mb:.0f})")
+    answered = "; ".join(f"{name} " + ", ".join(f"{answer} x{count}" for answer, count in sorted(seen.items()))
+                         for name, seen in target.tally.items() if seen)
+    unexpected = sum(count for name, seen in target.tally.items() for answer, count in seen.items()
+                     if answer != str(EXPECTED.get(name, 400)))
+    lines.append(f"attack answers: {answered}" + (f"; not as expected: {unexpected}" if expected else ""))
+    return lines
+
+
+def _figures(target: _Target) -> tuple[float, float]:
+    quiet, attacked = target.results["quiet"], target.results["attacked"]
+    return (_p(attacked["ttft"], 0.95) / _p(quiet["ttft"], 0.95),
+            len(attacked["ttft"]) / max(1, len(quiet["ttft"])))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=60, help="length of each phase")
@@ -312,83 +420,64 @@ def main() -> None:
     parser.add_argument("--record", action="store_true")
     parser.add_argument("--only", nargs="*", default=[],
                         help="run only the attacks whose names hold one of these words (e.g. tools _drip)")
-    parser.add_argument("--server-flags", default="", help="extra serve flags, e.g. '--prepare-workers 2'")
+    parser.add_argument("--server-flags", default="", help="extra serve flags, e.g. '--threads 1'")
+    parser.add_argument("--beside-llama-server", action="store_true",
+                        help="superfluid and llama-server side by side (8 lanes x 4,096; superfluid's default "
+                             "threads, llama-server on every core), in turns, under the attacks both take")
+    parser.add_argument("--name", default="hostile", help="the record's name under benchmarks/results")
     parser.add_argument("--note", default="", help="a line for the record (e.g. what else ran on the machine)")
     args = parser.parse_args()
     load_before = os.getloadavg()[0]
-    log = Path(os.environ.get("TMPDIR", "/tmp")) / "superfluid-hostile.log"
-    server = start_server([DEFAULT_MODEL, *args.server_flags.split()], log)
-    pid = server.process.pid
-    sampler = _Sampler(server.base_url, pid)
-    results: dict[str, dict[str, Any]] = {kind: {"ttft": [], "failed": 0, "health": [], "server_cpu": 0.0,
-                                                 "attacker_cpu": 0.0, "seconds": 0.0}
-                                          for kind in ("quiet", "attacked")}
-    answers: Any = multiprocessing.Queue()
-    tally: dict[str, Counter[str]] = {name: Counter() for name in _payloads()}
+    logs = Path(tempfile.mkdtemp(prefix="superfluid-hostile-"))
+    only = tuple(args.only) or (BOTH_TAKE if args.beside_llama_server else ())
+    paths = {} if args.beside_llama_server else {"deep nesting": "/api/chat"}
+    servers: list[tuple[str, Any]] = []
     try:
-        asyncio.run(_normal(server.base_url, 5, args.clients))  # warm
-        start_mb = _rss_mb(pid)
-        sampler.start()
-        for _ in range(args.rounds):
-            for kind in ("quiet", "attacked"):
-                stop = multiprocessing.Event()
-                attacker = multiprocessing.Process(target=_attack,
-                                                   args=(server.base_url, stop, answers, tuple(args.only)))
-                if kind == "attacked":
-                    attacker.start()
-                    time.sleep(2)  # let the floods build
-                mark = len(sampler.health)
-                cpu_before, started = _cpu_s(pid), time.monotonic()
-                ttfts, failed = asyncio.run(_normal(server.base_url, args.seconds, args.clients))
-                results[kind]["server_cpu"] += _cpu_s(pid) - cpu_before
-                results[kind]["seconds"] += time.monotonic() - started
-                results[kind]["ttft"] += ttfts
-                results[kind]["failed"] += failed
-                results[kind]["health"] += sampler.health[mark:]
-                if kind == "attacked":
-                    results[kind]["attacker_cpu"] += _cpu_s(attacker.pid or 0)
-                    stop.set()
-                    with contextlib.suppress(queue.Empty):
-                        for name, seen in answers.get(timeout=10).items():
-                            tally[name].update(seen)
-                    attacker.join(timeout=5)
-                    if attacker.is_alive():
-                        attacker.kill()
+        if args.beside_llama_server:
+            from benchmarks.traffic import LANES, WINDOW, start_peer
+
+            cores = len(os.sched_getaffinity(0))
+            servers.append(("superfluid", start_peer("superfluid", 0, logs)))  # its default: every core, adapting
+            servers.append(("llama-server", start_peer("llama-server", cores, logs, llama_server=LLAMA_SERVER)))
+            setting = (f"superfluid (--threads 0, its default) beside llama-server (-t {cores}), {LANES} lanes x "
+                       f"{WINDOW}, in turns (who goes first alternates by round)")
+        else:
+            running = start_server([DEFAULT_MODEL, *args.server_flags.split()], logs / "serve.log")
+            servers = [("superfluid", running)]
+            setting = f"flags {args.server_flags}" if args.server_flags else "default flags"
+        targets = [_Target(name, peer.base_url, peer.process.pid, _Sampler(peer.base_url, peer.process.pid))
+                   for name, peer in servers]
+        for target in targets:
+            _start(target, args.clients)
+        for round_ in range(args.rounds):
+            for target in targets[::-1] if round_ % 2 else targets:
+                _phases(target, args.seconds, args.clients, only, paths)
         time.sleep(10)  # past the timeouts: what the attacks left behind is gone
-        end_mb = _rss_mb(pid)
-        sampler.halt.set()
-        sampler.join()
-        peak_mb = max(sampler.rss)
+        for target in targets:
+            _finish(target)
     finally:
-        stop_server(server)
-    quiet, attacked = results["quiet"], results["attacked"]
-    ratio = _p(attacked["ttft"], 0.95) / _p(quiet["ttft"], 0.95)
-    flags = f"flags {args.server_flags}" if args.server_flags else "default flags"
+        for _, peer in servers:
+            peer.stop() if hasattr(peer, "stop") else stop_server(peer)
     if args.only:
-        flags += f"; only the attacks {' '.join(args.only)}"
-    lines = [f"machine: {platform.machine()}, {os.cpu_count()} cores, load average {load_before:.1f} before the run; "
-             f"model {DEFAULT_MODEL}; {flags}; {args.clients} normal streams x 24 tokens; "
+        setting += f"; only the attacks {' '.join(args.only)}"
+    lines = [f"{machine_line()}; {os.cpu_count()} cores, load average {load_before:.1f} before the run",
+             f"model {DEFAULT_MODEL}; {setting}; {args.clients} normal streams x 24 tokens; "
              f"{args.rounds} x ({args.seconds:g} s quiet + {args.seconds:g} s attacked)",
-             *([f"note: {args.note}"] if args.note else []),
-             "phase      requests  failed  p50 TTFT ms  p95 TTFT ms  slowest /health ms  server cores  attacker cores"]
-    for kind in ("quiet", "attacked"):
-        r = results[kind]
-        lines.append(f"{kind:<9} {len(r['ttft']):>9} {r['failed']:>7} {_p(r['ttft'], 0.5) * 1000:>12.0f} "
-                     f"{_p(r['ttft'], 0.95) * 1000:>12.0f} {max(r['health'], default=float('nan')) * 1000:>19.0f} "
-                     f"{r['server_cpu'] / r['seconds']:>13.2f} {r['attacker_cpu'] / r['seconds']:>15.2f}")
-    lines.append(f"attacked / quiet p95 TTFT: {ratio:.2f} (target <= 1.20); normal requests completed attacked / "
-                 f"quiet: {len(attacked['ttft']) / max(1, len(quiet['ttft'])):.2f}")
-    lines.append(f"RSS MB: start {start_mb:.0f}, peak {peak_mb:.0f}, 10 s after the last attack {end_mb:.0f} "
-                 f"(+{end_mb - start_mb:.0f})")
-    answered = "; ".join(f"{name} " + ", ".join(f"{answer} x{count}" for answer, count in sorted(seen.items()))
-                         for name, seen in tally.items() if seen)
-    unexpected = sum(count for name, seen in tally.items() for answer, count in seen.items()
-                     if answer != str(EXPECTED.get(name, 400)))
-    lines.append(f"attack answers: {answered}; not as expected: {unexpected}")
+             *([f"note: {args.note}"] if args.note else [])]
+    for target in targets:
+        lines += _report(target, expected=target.name == "superfluid")
+    if args.beside_llama_server:
+        (ours, our_share), (theirs, their_share) = (_figures(t) for t in targets)
+        lines.append(f"target: superfluid's p95 ratio {ours:.2f} <= llama-server's {theirs:.2f} "
+                     f"({'met' if ours <= theirs else 'missed'}); completed share {our_share:.2f} >= "
+                     f"{their_share:.2f} ({'met' if our_share >= their_share else 'missed'})")
+    else:
+        ratio, _ = _figures(targets[0])
+        lines.append(f"target: attacked / quiet p95 TTFT <= 1.20: {ratio:.2f} ({'met' if ratio <= 1.2 else 'missed'})")
     report = "\n".join(lines)
     print(report)
     if args.record:
-        print("recorded in", record("hostile", report))
+        print("recorded in", record(args.name, report))
 
 
 if __name__ == "__main__":

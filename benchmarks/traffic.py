@@ -27,10 +27,15 @@ Run: ``python -m benchmarks.traffic [--quick] [--build] [--record]``. ``--quick`
 batched-bench sweep) takes a few minutes; ``--build`` compiles llama-server, llama-bench and llama-batched-bench
 first (benchmarks/build_llama_server.sh); without them the ceiling is left out. ``--llama-server PATH`` and
 ``--bin DIR`` take binaries of the same llama.cpp version built elsewhere. superfluid's process starts first
-unless ``--started-first llama-server`` (recorded as traffic-llama-server-first, or traffic-quick-llama-server-first
-with ``--quick``); that changes only the order the processes start in, not who takes the first turn at a level. On
-this VM the process started first has at times seen slower first requests after the other's level
-(benchmarks/start_order.py). Never part of the test suite.
+unless ``--started-first llama-server`` (recorded as traffic-KIND-llama-server-first, or
+traffic-quick-KIND-llama-server-first with ``--quick``); that changes only the order the processes start in, not
+who takes the first turn at a level. On this VM the process started first has at times seen slower first requests
+after the other's level (benchmarks/start_order.py). Never part of the test suite.
+
+Each record names the processor (model, kind, and the kernels llama.cpp found) on its first line, and its file name
+carries the kind (``traffic-intel-amx``, ``traffic-amd-avx512``...), so one machine's record never replaces
+another's. benchmarks/results/traffic.txt and its siblings without a kind predate this and were taken on an Intel
+Xeon with AMX.
 """
 
 from __future__ import annotations
@@ -52,7 +57,7 @@ import httpx
 
 from benchmarks import peers
 from benchmarks.proc import cpu_seconds
-from benchmarks.recording import record
+from benchmarks.recording import cpu_kind, machine_line, record
 from superfluid.engine.models.model_sources import DEFAULT_MODEL, resolve
 
 LANES = 8
@@ -387,7 +392,8 @@ def main() -> None:
         for peer in servers.values():
             peer.stop()
     ceiling = ceilings(args.bin, gguf, args.threads, args.quick, levels)
-    header = (f"machine: {platform.machine()}, {len(os.sched_getaffinity(0))} cores; threads={args.threads}; "
+    header = (f"{machine_line()}\n"
+              f"machine: {platform.machine()}, {len(os.sched_getaffinity(0))} cores; threads={args.threads}; "
               f"model {gguf.name}; {max_tokens} tokens/stream (JSON replies end with their object); {LANES} lanes x "
               f"{WINDOW} window; flash attention {peers.flash_attn()} on every side (superfluid's --flash-attn auto "
               f"here); load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after"
@@ -396,7 +402,7 @@ def main() -> None:
     text = report(results, levels, header, ceiling)
     print(text)
     if args.record:
-        name = "traffic-quick" if args.quick else "traffic"
+        name = ("traffic-quick" if args.quick else "traffic") + f"-{cpu_kind()}"
         print(record(name if args.started_first == "superfluid" else f"{name}-llama-server-first",
                      text + "\n" + json.dumps({"results": results, "ceiling": ceiling}, indent=1)))
 

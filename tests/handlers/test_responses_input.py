@@ -12,8 +12,9 @@ from superfluid.handlers import responses_input as rin
 from superfluid.handlers.conversation import reasoning_kwargs
 
 
-def _template(variables: set[str], thinks: bool = False) -> Any:
-    return SimpleNamespace(variables=frozenset(variables), thinks=thinks, name="t")
+def _template(variables: set[str], thinks: bool = False, on_by_default: bool = True) -> Any:
+    return SimpleNamespace(variables=frozenset(variables), thinks=thinks, name="t",
+                           thinking_on=lambda kwargs: thinks and on_by_default)
 
 
 # ---- input -> items ------------------------------------------------------------------------------------------
@@ -168,11 +169,21 @@ def test_text_format_becomes_a_grammar() -> None:
     # A template that cannot think takes no reasoning setting: accepted and left out (docs/api.md).
     ("high", set(), False, {}),
     ("low", {"enable_thinking"}, False, {"enable_thinking": True}),
+    # A template whose switch reads `thinking` (Kimi K3): the switch goes out as enable_thinking, which the template
+    # gets under its own name (ChatTemplate.render).
+    ("none", {"thinking", "thinking_effort"}, True, {"enable_thinking": False}),
+    ("high", {"thinking"}, True, {"enable_thinking": True}),
 ])
 def test_reasoning_effort_as_the_template_takes_it(effort: str | None, variables: set[str], thinks: bool,
                                                    expected: dict[str, Any]) -> None:
     assert reasoning_kwargs(effort, _template(variables, thinks)) == expected
     assert rin.template_kwargs({"reasoning": {"effort": effort}}, _template(variables, thinks)) == expected
+
+
+def test_a_thinking_switch_off_by_default_is_left_alone_by_a_level() -> None:
+    """Granite 3.3 reads `thinking`, off unless asked: a level (which agents send by default) leaves it off."""
+    granite = _template({"thinking"}, thinks=True, on_by_default=False)
+    assert reasoning_kwargs("high", granite) == {} and reasoning_kwargs("none", granite) == {}
 
 
 def test_superfluid_template_extensions_win_over_reasoning() -> None:

@@ -20,16 +20,22 @@ def refuse_media(model: str, what: str, param: str) -> NoReturn:
 def reasoning_kwargs(effort: str | None, template: ChatTemplate) -> dict[str, Any]:
     """A reasoning level (chat's ``reasoning_effort``, the Responses API's ``reasoning.effort``) as the model's
     template can take it: a template that reads ``reasoning_effort`` gets the level; one that only switches
-    thinking gets ``enable_thinking`` (false for "none"). A template that cannot think gets nothing: the setting
-    is accepted and the model answers as it always does, as llama-server does, since agents send these settings
-    by default (docs/api.md, "Reasoning settings")."""
+    thinking gets ``enable_thinking`` (false for "none"), which the template receives under the name its switch
+    reads (``thinking`` for Kimi K3 and Granite 3.3: ``ChatTemplate.render``). A template that cannot think gets
+    nothing: the setting is accepted and the model answers as it always does, as llama-server does, since agents
+    send these settings by default (docs/api.md, "Reasoning settings")."""
     if effort is None:
         return {}
+    # A switch named ``thinking`` counts only where it is on by default (Kimi K3): Granite 3.3's is off, and its
+    # thinking replies wrap the answer in <response> tags no reader here takes out, so a level that agents send by
+    # default must not turn it on (an explicit enable_thinking still does).
+    switch = "enable_thinking" in template.variables or (
+        "thinking" in template.variables and template.thinking_on(None))
     if effort == "none":
-        return {"enable_thinking": False} if "enable_thinking" in template.variables else {}
+        return {"enable_thinking": False} if switch else {}
     if "reasoning_effort" in template.variables:
         return {"reasoning_effort": effort}
-    return {"enable_thinking": True} if "enable_thinking" in template.variables else {}
+    return {"enable_thinking": True} if switch else {}
 
 
 def refuse_thinking(model: str, dialect: Mapping[str, Any], *, param: str) -> None:

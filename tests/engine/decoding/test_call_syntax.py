@@ -146,6 +146,38 @@ def test_a_one_call_family_gets_earlier_parallel_calls_one_a_turn() -> None:
     assert text.index(oslo) < text.index("Sunny.") < text.index(bergen) < text.index("Rain.")
 
 
+def test_solar_open_history_ids_reach_the_template_as_ten_characters() -> None:
+    """Ids of earlier calls (another server's ``call_...``, this server's own) are mapped to stable ten-character
+    lowercase ids, the same for a call and the result that names it; a call without an id gets one by place."""
+    template = _template(SOURCES["solar_open"])
+    calls = [{"id": i, "type": "function", "function": {"name": "get_weather", "arguments": {"city": city}}}
+             for i, city in (("call_abc123XYZ", "Oslo"), ("a1b2c3d4e5", "Bergen"))]
+    history = (ChatMessage(role="user", content="Weather?"),
+               ChatMessage(role="assistant", content="", extra={"tool_calls": calls}),
+               ChatMessage(role="tool", content="Sunny.", extra={"tool_call_id": "call_abc123XYZ"}),
+               ChatMessage(role="tool", content="Rain.", extra={"tool_call_id": "a1b2c3d4e5"}),
+               ChatMessage(role="assistant", content="", extra={"tool_calls": [
+                   {"type": "function", "function": {"name": "get_weather", "arguments": {"city": "Rome"}}}]}),
+               ChatMessage(role="tool", content="Warm.", extra={}),
+               ChatMessage(role="user", content="And Paris?"))
+    plan = plan_output(history, template, tools=ToolPolicy((WEATHER,)), constraint=None)
+    first, second = (c["id"] for c in plan.messages[1]["tool_calls"])
+    third = plan.messages[4]["tool_calls"][0]["id"]
+    assert second == "a1b2c3d4e5", "an id that already fits is kept"
+    for call_id in (first, third):
+        assert len(call_id) == 10 and call_id.isascii() and call_id.isalnum() and call_id == call_id.lower()
+    assert len({first, second, third}) == 3
+    assert [plan.messages[i]["tool_call_id"] for i in (2, 3, 5)] == [first, second, third]
+    again = plan_output(history, template, tools=ToolPolicy((WEATHER,)), constraint=None)
+    assert again.messages == plan.messages, "the same conversation maps alike (the prompt's prefix stays cached)"
+    text = template.render(plan.messages, tools=plan.template_tools).text
+    for call_id in (first, second, third):
+        assert f"<|tool_call:begin|>{call_id}<|tool_call:name|>" in text
+        assert f"<|tool_response:begin|>{call_id}<|tool_response:name|>get_weather" in text
+    assert "call_abc123XYZ" not in text
+    assert history[1].extra["tool_calls"][0]["id"] == "call_abc123XYZ", "the request's own data is untouched"
+
+
 def test_the_templates_that_drop_calls_do() -> None:
     for name in DROPS_CALLS:
         template = _template(name)

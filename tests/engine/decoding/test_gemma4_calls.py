@@ -6,13 +6,15 @@ from typing import Any
 
 import pytest
 
-from superfluid.engine.decoding.gemma4_calls import gemma4_json, gemma4_lark, write_gemma4
+from superfluid.engine.decoding.gemma4_calls import THOUGHT, gemma4_json, gemma4_lark, write_gemma4
 from superfluid.engine.decoding.output_plan import plan_output
+from superfluid.engine.decoding.text_output import TextOutput
 from superfluid.engine.decoding.tool_calls import ToolPolicy, ToolSpec
 from superfluid.engine.decoding.tool_grammars import call_grammar
 from superfluid.engine.models.chat_template import ChatTemplate
 from superfluid.engine.types import ChatMessage
 from superfluid.errors import ConstraintUnsatisfiable
+from tests.engine.bundled_vocab import grammar_tokenizer
 from tests.engine.decoding.call_reading import (
     CLOCK,
     PARAMS,
@@ -160,3 +162,78 @@ def test_random_decoding_reads_back_as_valid_calls(parallel: bool) -> None:
     tools = (BOUNDED, CLOCK)
     grammar = gemma4_lark(tools, parallel, "tool_choice", {})
     assert_random_decodings_read_back("gemma4", grammar, tools, parallel=parallel, seeds=6)
+
+
+# ---- a forced call after thinking ------------------------------------------------------------------------------
+
+THINKING = "<|channel>thought\nThe user wants Paris, for two days.\n<channel|>"
+CONTROL = {"<|tool_call>": 3, "<tool_call|>": 4, "<|channel>": 5, "<channel|>": 6}
+"""Stand-ins for a vocabulary's control tokens (the bundled one's 3..11 are control tokens too)."""
+
+
+def test_a_forced_grammar_with_thinking_on_takes_a_thinking_block_before_the_call() -> None:
+    thinking = gemma4_lark((WEATHER, CLOCK), False, "tool_choice", {}, thinking=True)
+    plain = gemma4_lark((WEATHER, CLOCK), False, "tool_choice", {})
+    call = write_gemma4([PROBE])
+    assert takes(thinking, THINKING + call) and takes(thinking, call), "thinking first, or the call at once"
+    assert takes(thinking, "<|channel>thought<channel|>" + call), "an empty block"
+    assert not takes(plain, THINKING + call), "with thinking off the call comes at once"
+    assert not takes(thinking, "Let me check." + call), "no words before the call"
+    assert not takes(thinking, THINKING + "Let me check." + call), "nor after the thinking"
+    assert not takes(thinking, THINKING), "thinking alone is no call"
+    assert not takes(thinking, THINKING + THINKING + call), "one thinking block"
+    parallel = gemma4_lark((WEATHER, CLOCK), True, "tool_choice", {}, thinking=True)
+    assert takes(parallel, THINKING + write_gemma4([PROBE, ("get_time", {})]))
+
+
+def test_the_thinking_block_s_marks_are_taken_as_control_tokens_or_spelled_out() -> None:
+    grammar = gemma4_lark((WEATHER,), False, "tool_choice", CONTROL, thinking=True)
+    reply = THINKING + write_gemma4([PROBE])
+    assert takes(grammar, reply), "spelled out"
+    tokenizer = grammar_tokenizer().tokenizer
+    tokens: list[int] = []
+    for bit in reply.replace("<|channel>", "\0<|channel>\0").replace("<channel|>", "\0<channel|>\0") \
+            .replace("<|tool_call>", "\0<|tool_call>\0").replace("<tool_call|>", "\0<tool_call|>\0").split("\0"):
+        tokens += [CONTROL[bit]] if bit in CONTROL else tokenizer.tokenize_str(bit) if bit else []
+    state = grammar_tokenizer().state(grammar)
+    assert state.matcher.consume_tokens(tokens) and state.matcher.is_accepting(), state.error
+
+
+@pytest.mark.parametrize("name", GEMMA4_TEMPLATES)
+def test_plans_let_a_forced_call_follow_thinking_only_while_thinking_is_on(name: str) -> None:
+    template = published_template(name)
+    ask = (ChatMessage("user", "Weather in Paris?"),)
+    assert template.thinking_on({}) and not template.thinking_on({"enable_thinking": False})
+    off = template.render([{"role": "user", "content": "Weather in Paris?"}], kwargs={"enable_thinking": False})
+    assert off.text.endswith("<|channel>thought\n<channel|>"), "the thinking-off prompt holds an empty block"
+    call = write_gemma4([PROBE])
+    for choice in ("required", "get_weather"):
+        on = plan_output(ask, template, tools=ToolPolicy((WEATHER,), choice), constraint=None, thinking=True)
+        plain = plan_output(ask, template, tools=ToolPolicy((WEATHER,), choice), constraint=None)
+        assert on.grammar is not None and plain.grammar is not None and on.lazy is None
+        assert takes(on.grammar, THINKING + call) and takes(on.grammar, call)
+        assert not takes(plain.grammar, THINKING + call) and takes(plain.grammar, call)
+    auto = [plan_output(ask, template, tools=ToolPolicy((WEATHER,), "auto"), constraint=None, thinking=thinking)
+            for thinking in (False, True)]
+    assert auto[0].lazy == auto[1].lazy, "auto leaves the reply free before the call marker either way"
+    control = {**CONTROL, '<|"|>': 7}
+    forced = plan_output(ask, template, tools=ToolPolicy((WEATHER,), "required"), constraint=None,
+                         control=control, thinking=True)
+    assert forced.preserve == frozenset(control.values()), "the channel marks are written out for the split"
+
+
+def _split_then_read(pieces: list[str]) -> tuple[str, str, list[dict[str, Any]]]:
+    """As a reply streams: the reasoning split first (the template's pair), then the call reader on the words."""
+    output = TextOutput((), thinking=True, markers=published_template(GEMMA4_TEMPLATES[0]).reasoning)
+    parts = [output.feed(piece.encode()) for piece in pieces] + [output.flush()]
+    words, calls = read_calls("gemma4", [p.content for p in parts if p.content])
+    return "".join(p.reasoning for p in parts), words, calls
+
+
+def test_thinking_then_a_forced_call_reads_as_reasoning_and_the_call_in_pieces_of_every_size() -> None:
+    assert published_template(GEMMA4_TEMPLATES[0]).reasoning == THOUGHT
+    reply = THINKING + write_gemma4([PROBE, ("get_time", {})])
+    wanted = [{"name": PROBE[0], "arguments": PROBE[1]}, {"name": "get_time", "arguments": {}}]
+    for pieces in every_split(reply):
+        assert _split_then_read(pieces) == ("\nThe user wants Paris, for two days.\n", "", wanted), pieces[:3]
+    assert _split_then_read([write_gemma4([PROBE])]) == ("", "", wanted[:1]), "the call alone"

@@ -14,6 +14,7 @@ from superfluid.engine.decoding.tool_calls import (
     new_call_id,
     new_mistral_call_id,
     policy_from_openai,
+    solar_call_id,
     tool_format,
 )
 from superfluid.errors import InvalidRequest
@@ -86,6 +87,18 @@ def test_mistral_history_ids_are_stable_nine_character_digests() -> None:
     assert mistral_call_id("call_5f0c2e") == mapped, "a call and the result naming it map alike"
     assert mistral_call_id("call_5f0c2f") != mapped
     assert mistral_call_id("abc-EF123") != "abc-EF123"
+
+
+def test_solar_history_ids_are_stable_ten_character_lowercase_digests() -> None:
+    assert solar_call_id("a1b2c3d4e5") == "a1b2c3d4e5", "an id that already fits is kept"
+    mapped = solar_call_id("call_5f0c2e")
+    assert len(mapped) == 10 and all(ch.isdigit() or "a" <= ch <= "z" for ch in mapped)
+    assert solar_call_id("call_5f0c2e") == mapped, "a call and the result naming it map alike"
+    assert solar_call_id("call_5f0c2f") != mapped
+    for unfit in ("A1B2C3D4E5", "a1b2c3d4e", "a1b2c3d4e5f", "a1b2c3-4e5", "é1b2c3d4e5"):
+        fitted = solar_call_id(unfit)
+        assert fitted != unfit and len(fitted) == 10 and fitted.isascii() and fitted == fitted.lower()
+    assert mistral_call_id("call_5f0c2e") == "IUS1C9qxf", "Mistral's digest is unchanged"
 
 
 # ---- which format a template speaks ---------------------------------------------------------------------------

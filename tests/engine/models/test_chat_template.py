@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -276,6 +277,47 @@ def test_thinks_detected_from_the_marker_alone() -> None:
 def test_reasoning_levels_detected() -> None:
     assert _inline("{{ reasoning_effort }}").reasoning_levels is True
     assert _inline("{{ messages }}").reasoning_levels is False
+
+
+def _published(name: str) -> ChatTemplate:
+    source = (Path(__file__).parent / "published_templates" / name).read_text()
+    return ChatTemplate(source, name=name, bos_token="<s>", eos_token="</s>")
+
+
+def test_a_template_that_reads_thinking_gets_the_switch_under_that_name() -> None:
+    """Kimi K3's template reads ``thinking`` (on when undefined): the request's ``enable_thinking`` reaches it
+    under that name, so turning thinking off ends the prompt in the response block instead of the think block."""
+    template = _published("Kimi-K3.jinja")
+    assert template.thinking_switch == "thinking" and "enable_thinking" not in template.variables
+    ask = [{"role": "user", "content": "Hi."}]
+    default, on = template.render(ask), template.render(ask, kwargs={"enable_thinking": True})
+    off = template.render(ask, kwargs={"enable_thinking": False})
+    assert default == on and on.text.endswith('<|open|>message role="assistant"<|sep|><|open|>think<|sep|>')
+    assert on.starts_in_reasoning and "thinking_effort" in on.text
+    assert off.text.endswith('<|open|>message role="assistant"<|sep|><|open|>response<|sep|>')
+    assert not off.starts_in_reasoning and "thinking_effort" not in off.text
+    assert off == template.render(ask, kwargs={"thinking": False}), "the template's own name works as before"
+    assert template.render(ask, kwargs={"enable_thinking": False, "thinking": True}) == on, "and wins"
+    assert template.thinking_on({}) and template.thinking_on({"enable_thinking": True})
+    assert not template.thinking_on({"enable_thinking": False})
+
+
+def test_a_thinking_switch_off_by_default_stays_off_until_a_request_turns_it_on() -> None:
+    """Granite 3.3's template reads ``thinking`` too, off when undefined: its prompt changes only when asked."""
+    template = _published("ibm-granite-granite-3.3-2B-Instruct.jinja")
+    assert template.thinking_switch == "thinking"
+    ask = [{"role": "user", "content": "Hi."}]
+    plain = template.render(ask).text
+    assert template.render(ask, kwargs={"enable_thinking": False}).text == plain
+    on = template.render(ask, kwargs={"enable_thinking": True}).text
+    assert on != plain and "Write your thoughts between <think></think>" in on
+    assert not template.thinking_on({}) and template.thinking_on({"enable_thinking": True})
+
+
+def test_a_template_that_reads_both_switches_keeps_enable_thinking() -> None:
+    template = _published("deepseek-ai-DeepSeek-V3.1.jinja")
+    assert {"enable_thinking", "thinking"} <= template.variables and template.thinking_switch == "enable_thinking"
+    assert template.request_variables({"enable_thinking": False}) == {"enable_thinking": False}
 
 
 def test_check_kwargs_refuses_a_variable_the_template_never_reads() -> None:

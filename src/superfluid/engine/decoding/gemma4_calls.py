@@ -18,7 +18,9 @@ from superfluid.engine.decoding.grammar import closed_objects
 from superfluid.engine.decoding.grammar import lark_json as _json
 from superfluid.engine.decoding.grammar import lark_literal as _lit
 from superfluid.engine.decoding.marked_readers import MarkedReader
+from superfluid.engine.decoding.markup_grammar import piece, raw_string, raw_text_rules
 from superfluid.engine.decoding.tool_calls import (
+    GEMMA4_CHANNEL,
     GEMMA4_CLOSE,
     GEMMA4_OPEN,
     GEMMA4_QUOTE,
@@ -222,8 +224,23 @@ def _marker(text: str, control: Mapping[str, int]) -> str:
     return f"({_lit(text)} | <[{control[text]}]>)" if text in control else _lit(text)
 
 
-def gemma4_lark(tools: tuple[ToolSpec, ...], parallel: bool, param: str, control: Mapping[str, int]) -> str:
-    """The grammar of a reply that is one Gemma 4 call (or, ``parallel``, several blocks in a row)."""
+THOUGHT = (GEMMA4_CHANNEL[0] + "thought", GEMMA4_CHANNEL[1])
+"""Gemma 4's thinking block, as the model writes it before its words or calls (the template's reasoning pair)."""
+
+
+def _thought_rules(control: Mapping[str, int]) -> list[str]:
+    """``g4_thought``: a thinking block, any text up to its close (each mark spelled out or as its control
+    token)."""
+    body = raw_string({}, THOUGHT[1], control, "g4t")
+    return [f"g4_thought: {piece(THOUGHT[0], control)} {body}", *raw_text_rules("g4t", THOUGHT[1])]
+
+
+def gemma4_lark(tools: tuple[ToolSpec, ...], parallel: bool, param: str, control: Mapping[str, int], *,
+                thinking: bool = False) -> str:
+    """The grammar of a reply that is one Gemma 4 call (or, ``parallel``, several blocks in a row).
+
+    ``thinking``: the whole reply is held (a forced call) while the template's thinking is on, so a thinking
+    block may come first, as llama.cpp's Gemma 4 grammar allows (the thinking-off prompt ends in an empty one)."""
     names = []
     lines: list[str] = []
     for i, tool in enumerate(tools):
@@ -240,8 +257,9 @@ def gemma4_lark(tools: tuple[ToolSpec, ...], parallel: bool, param: str, control
         lines.append(f"c{i}: {_marker(GEMMA4_OPEN, control)} {_lit('call:' + tool.name)} {body} "
                      f"{_marker(GEMMA4_CLOSE, control)}")
         names.append(f"c{i}")
-    start = "start: call+" if parallel else "start: call"
-    return "\n".join([start, f"call: {' | '.join(names)}", *lines, *_SHARED]) + "\n"
+    start = "start: " + ("g4_thought? " if thinking else "") + ("call+" if parallel else "call")
+    thought = _thought_rules(control) if thinking else []
+    return "\n".join([start, f"call: {' | '.join(names)}", *lines, *_SHARED, *thought]) + "\n"
 
 
 # ---- reading a value -------------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,7 +11,7 @@ from superfluid.engine.decoding.call_syntax import SYNTAXES
 from superfluid.engine.decoding.gemma4_calls import TOOL_ROLE_NOTE, fold_tool_responses
 from superfluid.engine.decoding.grammar import Constraint, LazyGrammar, compile_constraint
 from superfluid.engine.decoding.pythonic_calls import write_lfm2
-from superfluid.engine.decoding.tool_calls import ToolFormat, ToolPolicy, ToolSpec, mistral_call_id
+from superfluid.engine.decoding.tool_calls import ToolFormat, ToolPolicy, ToolSpec, mistral_call_id, solar_call_id
 from superfluid.engine.decoding.tool_grammars import (
     CallGrammar,
     call_grammar,
@@ -55,6 +55,11 @@ class OutputPlan:
         return call_reader(self.reader, self.reader_tools, json_answer=self.json_answer)
 
 
+_HISTORY_IDS: dict[str, Callable[[str], str]] = {"mistral": mistral_call_id, "mistral_args": mistral_call_id,
+                                                 "mistral_call_id": mistral_call_id, "solar_open": solar_call_id}
+"""Formats whose templates take call ids of one shape only: how an earlier turn's id is made to fit."""
+
+
 def _arguments_object(raw: Any) -> Any:
     if isinstance(raw, str):
         try:
@@ -82,26 +87,28 @@ def _native_history(messages: tuple[ChatMessage, ...], fmt: ToolFormat, shows_ca
     templates (all but LFM2.5 8B's) never read ``tool_calls``, so there the calls are written into the turn's
     text in the format the model writes them.
 
-    Mistral's templates refuse call ids that are not 9 alphanumeric characters, so other ids (``call_...``
-    from other servers) are mapped to stable 9-character ones, the same for a call and its result. A call
-    without an id (Ollama's have none) gets one from its place in the conversation, and the results after it
-    take the ids of the calls in order."""
+    Mistral's templates refuse call ids that are not 9 alphanumeric characters, and Solar Open's asks for 10
+    lowercase letters and digits, so other ids (``call_...`` from other servers, or this server's own) are
+    mapped to stable ones of that shape, the same for a call and its result. A call without an id (Ollama's
+    have none) gets one from its place in the conversation, and the results after it take the ids of the calls
+    in order."""
     out = [_template_message(m) for m in messages]
     if fmt == "lfm2" and not shows_calls:
         return [_calls_in_text(entry) for entry in out]
-    if fmt not in ("mistral", "mistral_args", "mistral_call_id"):
+    shape = _HISTORY_IDS.get(fmt)
+    if shape is None:
         return out
     pending: list[str] = []  # ids of the latest assistant turn's calls that no result has named yet
     for turn, entry in enumerate(out):
         if entry.get("tool_calls"):
-            calls = [{**c, "id": mistral_call_id(c["id"] if isinstance(c.get("id"), str) else f"{turn}.{i}")}
+            calls = [{**c, "id": shape(c["id"] if isinstance(c.get("id"), str) else f"{turn}.{i}")}
                      for i, c in enumerate(entry["tool_calls"])]
             entry["tool_calls"] = calls
             pending = [c["id"] for c in calls]
         elif entry.get("role") == "tool":
             named = entry.get("tool_call_id")
-            entry["tool_call_id"] = mistral_call_id(named) if isinstance(named, str) else \
-                (pending[0] if pending else mistral_call_id(f"{turn}"))
+            entry["tool_call_id"] = shape(named) if isinstance(named, str) else \
+                (pending[0] if pending else shape(f"{turn}"))
             if entry["tool_call_id"] in pending:
                 pending.remove(entry["tool_call_id"])
     return out
@@ -143,8 +150,10 @@ def _with_system(messages: list[dict[str, Any]], text: str) -> list[dict[str, An
 
 
 def plan_output(messages: tuple[ChatMessage, ...], template: ChatTemplate, *, tools: ToolPolicy | None,
-                constraint: Constraint | None, control: Mapping[str, int] | None = None) -> OutputPlan:
-    """``control``: the call format's markers that the model's vocabulary holds as control tokens."""
+                constraint: Constraint | None, control: Mapping[str, int] | None = None,
+                thinking: bool = False) -> OutputPlan:
+    """``control``: the call format's markers that the model's vocabulary holds as control tokens; ``thinking``:
+    the request leaves the template's thinking on (:meth:`ChatTemplate.thinking_on`)."""
     fmt = template.call_format
     answer: Any = None  # the schema a reply without calls must match, beside active tools
     if tools is not None and tools.active and constraint is not None:
@@ -170,7 +179,7 @@ def plan_output(messages: tuple[ChatMessage, ...], template: ChatTemplate, *, to
         if fmt in _FRAMED:
             return OutputPlan(messages=history, grammar=grammar, reader=fmt, preserve=frozenset(control.values()))
         return OutputPlan(messages=history, grammar=grammar)
-    calls = call_grammar(fmt, tools, control, answer)
+    calls = call_grammar(fmt, tools, control, answer, thinking=thinking)
     if fmt == "generic":
         history = _with_system(history, generic_system_prompt(tools, answer))
         return OutputPlan(messages=history, grammar=compile_constraint(calls.constraint), reader="generic",

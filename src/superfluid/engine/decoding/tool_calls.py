@@ -80,6 +80,8 @@ GEMMA4_OPEN = "<|tool_call>"
 GEMMA4_CLOSE = "<tool_call|>"
 GEMMA4_QUOTE = '<|"|>'
 """Gemma 4's string quote: strings in its calls' arguments sit between two of these."""
+GEMMA4_CHANNEL = ("<|channel>", "<channel|>")
+"""Gemma 4's channel marks: ``<|channel>thought ... <channel|>`` is its thinking block."""
 KIMI_K3_MARKERS = ("<|open|>", "<|close|>", "<|sep|>", "<|end_of_msg|>")
 """Kimi K3's framing: ``<|open|>TAG attrs<|sep|>`` opens a block, ``<|close|>TAG<|sep|>`` closes it, and
 ``<|end_of_msg|>`` ends a message."""
@@ -103,7 +105,8 @@ FORMAT_MARKERS: dict[ToolFormat, tuple[str, ...]] = {
     "gemma": (),
     "lfm2": (LFM2_OPEN, LFM2_CLOSE),
     "functionary_v3_2": (),
-    "gemma4": (GEMMA4_OPEN, GEMMA4_CLOSE, GEMMA4_QUOTE),
+    "gemma4": (GEMMA4_OPEN, GEMMA4_CLOSE, GEMMA4_QUOTE, *GEMMA4_CHANNEL),  # the channel marks: so the reasoning
+    # split sees a thinking block before a call, and a forced call's grammar takes one
     "kimi_k3": KIMI_K3_MARKERS,  # written out in every reply, tools or not: the blocks' names are not the answer
     "muse_glimmer": MUSE_GLIMMER_MARKERS,  # the same: the recipients are not the answer
 }
@@ -174,18 +177,34 @@ def new_mistral_call_id() -> str:
     return "".join(secrets.choice(_ALPHANUMERIC) for _ in range(9))
 
 
+def _digest_id(call_id: str, alphabet: str, size: int) -> str:
+    """A stable id of ``size`` characters of ``alphabet`` for any id: the same input, the same output."""
+    number = int.from_bytes(hashlib.sha256(call_id.encode()).digest()[:8], "big")
+    chars = []
+    for _ in range(size):
+        number, digit = divmod(number, len(alphabet))
+        chars.append(alphabet[digit])
+    return "".join(chars)
+
+
 def mistral_call_id(call_id: str) -> str:
     """A history id as Mistral's templates accept it: kept when it already fits, else a stable 9-character digest.
 
     The same id always maps to the same digest, so a call and the tool result naming it still match."""
     if len(call_id) == 9 and call_id.isascii() and call_id.isalnum():
         return call_id
-    number = int.from_bytes(hashlib.sha256(call_id.encode()).digest()[:8], "big")
-    chars = []
-    for _ in range(9):
-        number, digit = divmod(number, len(_ALPHANUMERIC))
-        chars.append(_ALPHANUMERIC[digit])
-    return "".join(chars)
+    return _digest_id(call_id, _ALPHANUMERIC, 9)
+
+
+_LOWER_ALPHANUMERIC = string.ascii_lowercase + string.digits
+
+
+def solar_call_id(call_id: str) -> str:
+    """A history id as Solar Open's template asks for it (ten lowercase letters and digits): kept when it already
+    fits, else a stable 10-character digest, the same for a call and the tool result naming it."""
+    if len(call_id) == 10 and all(ch in _LOWER_ALPHANUMERIC for ch in call_id):
+        return call_id
+    return _digest_id(call_id, _LOWER_ALPHANUMERIC, 10)
 
 
 def tool_format(template_source: str, supports_tools: bool) -> ToolFormat:

@@ -53,11 +53,13 @@ class CallGrammar:
 
 
 def call_grammar(fmt: ToolFormat, policy: ToolPolicy, control: Mapping[str, int] | None = None,
-                 answer: Any = None) -> CallGrammar:
+                 answer: Any = None, *, thinking: bool = False) -> CallGrammar:
     """The constraint for a policy with active tools, in a template's call format.
 
     ``control`` maps the format's markers that the model's vocabulary holds as control tokens to their ids:
-    the grammar then takes the marker either as that token or spelled out."""
+    the grammar then takes the marker either as that token or spelled out. ``thinking``: the template's thinking
+    is on, and a forced Gemma 4 call may follow a thinking block (the other formats' forced replies start where
+    the prompt left them: after a reasoning block the server closed, or in a framing of their own)."""
     control = control or {}
     if fmt == "generic":
         return CallGrammar(generic_constraint(policy, answer))
@@ -89,7 +91,7 @@ def call_grammar(fmt: ToolFormat, policy: ToolPolicy, control: Mapping[str, int]
         lark = functionary_v3_2_lark(tools, parallel=policy.parallel, auto=policy.choice == "auto", param=param)
         return CallGrammar(Constraint(lark=lark, param=param))
     elif fmt == "gemma4":
-        lark = gemma4_lark(tools, policy.parallel, param, control)
+        lark = gemma4_lark(tools, policy.parallel, param, control, thinking=thinking and policy.choice != "auto")
         trigger, at_start = GEMMA4_OPEN, False
     elif fmt == "kimi_k3":  # a forced reply starts in the response block the prompt opened
         lark = kimi_k3_lark(tools, parallel=policy.parallel, forced=policy.choice != "auto", param=param,

@@ -9,7 +9,8 @@ llama.cpp's published templates through it):
   ``datetime`` (today, as llama.cpp sets them), ``functions`` (the tools as JSON, for templates that read
   that instead), plus request template variables (``enable_thinking``, ``reasoning_effort``, ...). Which
   variables a template reads is found by parsing it, so a request variable the template never reads can be
-  refused with a clear 400.
+  refused with a clear 400. ``enable_thinking`` is the request's name for the thinking switch: a template that
+  reads ``thinking`` instead (Kimi K3, Granite 3.3) gets the request's value under that name.
 * The environment of :mod:`.template_env` (``generation`` blocks, ``raise_exception``, ``strftime_now``,
   ``tojson``/``from_json``, mutable lists), and the message rewrites of :mod:`.template_caps` for what the
   template cannot show (system folded into the first user turn, arguments in the form it reads, tool results as
@@ -24,7 +25,7 @@ import functools
 import json
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import Any, ClassVar
 
 import jinja2
 import jinja2.meta
@@ -118,6 +119,9 @@ def close_reasoning(prompt: str, close: str = "</think>") -> str:
 class ChatTemplate:
     """One compiled template plus what it accepts."""
 
+    THINKING_SWITCHES: ClassVar[tuple[str, ...]] = ("enable_thinking", "thinking")
+    """The names a template's thinking switch goes by, the first a template reads being its own."""
+
     def __init__(self, source: str, *, name: str, bos_token: str, eos_token: str) -> None:
         self.source = source
         self.name = name
@@ -139,6 +143,39 @@ class ChatTemplate:
         self.reasoning: tuple[str, str] = found or THINK
         """The (open, close) of this template's reasoning block."""
         self.thinks = found is not None or "<think>" in source or "enable_thinking" in self.variables
+        self.thinking_switch: str | None = next((n for n in self.THINKING_SWITCHES if n in self.variables), None)
+        """The variable this template's thinking switch reads (``enable_thinking`` for most, ``thinking`` for Kimi
+        K3 and Granite 3.3), None where it has none."""
+        self._thinks_by_default = self._switch_default()
+
+    def _switch_default(self) -> bool:
+        """Whether the thinking switch is on when a request leaves it alone: ``enable_thinking`` is passed on
+        (see :meth:`render`); a template that reads ``thinking`` decides for itself (Kimi K3 on, Granite off),
+        which a render with the switch left undefined shows."""
+        if self.thinking_switch != "thinking":
+            return True
+        plain = [{"role": "user", "content": "Hi."}]
+        try:
+            return self._raw_render(plain, None) == self._raw_render(plain, None, extra={"thinking": True})
+        except Exception:
+            return True
+
+    def request_variables(self, kwargs: dict[str, Any] | None) -> dict[str, Any]:
+        """A request's template variables as this template reads them: ``enable_thinking`` under the name of the
+        template's own switch, where that is ``thinking`` (a ``thinking`` the request sends itself wins)."""
+        extra = dict(kwargs or {})
+        if self.thinking_switch == "thinking" and "enable_thinking" in extra:
+            extra.setdefault("thinking", extra.pop("enable_thinking"))
+        return extra
+
+    def thinking_on(self, kwargs: dict[str, Any] | None) -> bool:
+        """Whether a render with these request variables leaves the model to think: the template thinks and the
+        request does not turn its switch off (nor, for a switch that is off by default, leave it off)."""
+        if not self.thinks:
+            return False
+        if self.thinking_switch is None:
+            return True
+        return bool(self.request_variables(kwargs).get(self.thinking_switch, self._thinks_by_default))
 
     def _reasoning_markers(self) -> tuple[str, str] | None:
         """The reasoning block this template renders around an assistant turn's ``reasoning_content``."""
@@ -247,7 +284,7 @@ class ChatTemplate:
         add_generation_prompt: bool = True,
         kwargs: dict[str, Any] | None = None,
     ) -> RenderedPrompt:
-        extra = dict(kwargs or {})
+        extra = self.request_variables(kwargs)
         self.check_kwargs(extra)
         if "enable_thinking" in self.variables:
             # As llama-server passes it: llama.cpp's published templates are written for a thinking switch that is

@@ -221,7 +221,7 @@ class ServedModel:
         prompt = request.prompt
         assert isinstance(prompt, ChatPrompt)
         plan = plan_output(prompt.messages, self.template, tools=request.tools, constraint=request.constraint,
-                           control=self.control_markers)
+                           control=self.control_markers, thinking=self.template.thinking_on(prompt.template_kwargs))
         rendered = self.template.render(plan.messages, tools=plan.template_tools,
                                         add_generation_prompt=prompt.add_generation_prompt,
                                         kwargs=prompt.template_kwargs)
