@@ -8,11 +8,12 @@ docs/performance.md "A neighbour on the same cores"). Fewer threads than cores i
 machine every core is faster.
 
 So with ``--threads 0`` (the default: every core the process may run on) the engine thread looks, every quarter
-second while it decodes, at how busy the cores it may run on were since its last look (/proc/stat) and how
-much of that was its own process (/proc/self/stat). Whatever is left is other processes': rounded to whole
-cores, that many threads are left to them (never below one thread for decoding). It goes back up only after
-two looks in a row find the cores free again, so that a neighbour's pause does not flip it back and forth.
-Cores found busy across a pause in this engine's decoding decide nothing (others may take what it left idle).
+second while it decodes (and at its first decode after a pause, over the whole pause), at how busy the cores it
+may run on were since its last look (/proc/stat) and how much of that was its own process (/proc/self/stat).
+Whatever is left is other processes': rounded to whole cores, that many threads are left to them (never below
+one thread for decoding), at once. The count goes back up once the cores have stayed free for half a second,
+and for twice as long each time it had to come down again within ten seconds (up to 30 s): going up too early
+costs far more (a decode that stalls for seconds) than going up late (a third of the speed for a moment).
 An explicit ``--threads N`` is kept as given. Changing the count is llama.cpp's ``llama_set_n_threads`` on each
 context before its next decode; replies do not depend on it (each output row is summed by one thread).
 """
@@ -32,12 +33,14 @@ log = logging.getLogger(__name__)
 
 LOOK_EVERY_S = 0.25
 """The shortest time between two looks at the cores (a look reads three small /proc files: tens of µs)."""
-CALM_LOOKS = 2
-"""Looks in a row that must find the cores free before the thread count goes back up (half a second's worth)."""
-IDLE_GAP_S = 2 * LOOK_EVERY_S
-"""A look this long after the last one follows a pause in decoding. Cores that were free meanwhile count as a
-calm look; cores that were busy decide nothing, since other processes may use what this engine left idle
-without wanting it while it decodes."""
+CALM_FIRST_S = 0.5
+"""How long the cores must stay free before the thread count goes back up..."""
+CALM_MOST_S = 30.0
+"""...doubled, up to this, each time it had to come down again soon after going up (``RELAPSE_S``): one decode
+on every core beside a neighbour that came back can take seconds, so a flapping neighbour is waited out."""
+RELAPSE_S = 10.0
+FORGIVE_S = 60.0
+"""A minute without coming down brings the wait back to ``CALM_FIRST_S``."""
 
 
 def _cpu_jiffies(cpus: frozenset[int]) -> tuple[int, int]:
@@ -85,9 +88,15 @@ class CpuShare:
         self._clock = clock
         self._last: tuple[int, int, int] | None = None
         self._looked = float("-inf")
-        self._calm = 0
+        self._calm_since: float | None = None
+        """When the looks began to find the cores free (None: the last one did not)."""
+        self._calm_needed = CALM_FIRST_S
+        self._raised_at = float("-inf")
+        self._lowered_at = float("-inf")
         self._applied: dict[int, int] = {}
         """Each context's thread count as last set (by its address)."""
+        if adapt:  # the first decode's look covers the time since the model loaded
+            self._look(clock())
 
     def others(self, now: tuple[int, int, int]) -> float | None:
         """Cores' worth of other processes' work since the last look (None on the first look)."""
@@ -101,39 +110,45 @@ class CpuShare:
     def _target(self, others: float) -> int:
         return max(1, self.most - int(others + 0.5))
 
-    def _busy(self, others: float) -> bool:
-        return self._target(others) < self.most
-
-    def observe(self, others: float) -> None:
-        """Set ``wanted`` for ``others`` cores of other processes' work."""
+    def observe(self, others: float, since: float, now: float) -> None:
+        """Set ``wanted`` for ``others`` cores of other processes' work between ``since`` and ``now``."""
         target = self._target(others)
+        if now - self._lowered_at > FORGIVE_S:
+            self._calm_needed = CALM_FIRST_S
         if target < self.wanted:
-            self._calm = 0
+            if now - self._raised_at < RELAPSE_S:
+                self._calm_needed = min(CALM_MOST_S, 2 * self._calm_needed)
+            self._calm_since = None
+            self._lowered_at = now
             self._change(target, others)
         elif target > self.wanted:
-            self._calm += 1
-            if self._calm >= CALM_LOOKS:
-                self._calm = 0
+            if self._calm_since is None:
+                self._calm_since = since
+            if now - self._calm_since >= self._calm_needed:
+                self._calm_since = None
+                self._raised_at = now
                 self._change(target, others)
         else:
-            self._calm = 0
+            self._calm_since = None
 
     def _change(self, target: int, others: float) -> None:
         log.info("other processes kept %.1f of %d cores busy: decoding on %d thread%s", others, self.most, target,
                  "" if target == 1 else "s")
         self.wanted = target
 
+    def _look(self, now: float) -> None:
+        since, self._looked = self._looked, now
+        sample = self._reader()
+        others = self.others(sample) if sample is not None else None
+        if others is not None:
+            self.observe(others, since, now)
+
     def before_decode(self, ctx: Any) -> None:
         """Look at the cores when it is time, then give ``ctx`` the wanted thread count if it has another."""
         if self._adapt:
             now = self._clock()
             if now - self._looked >= LOOK_EVERY_S:
-                paused = now - self._looked > IDLE_GAP_S
-                self._looked = now
-                sample = self._reader()
-                others = self.others(sample) if sample is not None else None
-                if others is not None and not (paused and self._busy(others)):
-                    self.observe(others)
+                self._look(now)
         key = getattr(ctx, "value", None) or id(ctx)  # a context pointer's address
         if self._applied.get(key, self.most) != self.wanted:
             llama_cpp.llama_set_n_threads(ctx, self.wanted, self.wanted)
