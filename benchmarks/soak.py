@@ -101,21 +101,21 @@ def _unexpected(outcomes: list[Outcome], before: float = float("inf")) -> Counte
 
 # ---- the soak ---------------------------------------------------------------------------------------------------
 
-async def _timed(load: MixedLoad, seconds: float) -> None:
-    runner = asyncio.create_task(load.run())
+async def _timed(load: MixedLoad, seconds: float, *, batches: bool = True) -> None:
+    runner = asyncio.create_task(load.run(batches=batches))
     await asyncio.sleep(seconds)
     load.stop.set()
     await runner
 
 
-def soak(seconds: float, clients: int, logs: Path) -> str:
+def soak(seconds: float, clients: int, logs: Path, only: tuple[str, ...] = ()) -> str:
     server = _serve(logs / "sessions", logs, "soak")
     try:
-        load = MixedLoad(server.base_url, model=DEFAULT_MODEL, embed_model=EMBED_MODEL, clients=clients)
+        load = MixedLoad(server.base_url, model=DEFAULT_MODEL, embed_model=EMBED_MODEL, clients=clients, only=only)
         sampler = _Sampler(server.process.pid)
         sampler.start()
         started = time.monotonic()
-        asyncio.run(_timed(load, seconds))
+        asyncio.run(_timed(load, seconds, batches=not only))
         sampler.halt.set()
         sampler.join()
         problems = verify(server.base_url, load.ledger)  # waits for the last batch to end, too
@@ -225,6 +225,8 @@ def main() -> None:
     parser.add_argument("--kills", type=int, default=0, help="kill -9 rounds instead of the soak")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--record", action="store_true")
+    parser.add_argument("--only", nargs="*", default=[], help="just these kinds of request (names as in "
+                        "conformance/mixed_load.py, e.g. 'chat stream'), no batch: what one kind costs")
     parser.add_argument("--note", default="", help="a line for the record (e.g. what else ran on the machine)")
     args = parser.parse_args()
     logs = Path(tempfile.mkdtemp(prefix="superfluid-soak-"))
@@ -232,9 +234,10 @@ def main() -> None:
     if args.kills:
         body = kills(args.kills, args.clients or 16, logs, args.seed)
     else:
-        body = soak(args.seconds, args.clients or 64, logs)
+        body = soak(args.seconds, args.clients or 64, logs, tuple(args.only))
     header = (f"{machine_line()}; {platform.machine()}, {len(os.sched_getaffinity(0))} cores; load average "
               f"{load_before:.1f} before; serve {DEFAULT_MODEL} {EMBED_MODEL}, default flags; logs in {logs}"
+              + (f"; only {', '.join(args.only)}" if args.only else "")
               + (f"\nnote: {args.note}" if args.note else ""))
     report = header + "\n" + body
     print(report)

@@ -89,10 +89,11 @@ _OLLAMA = _Stream("ollama", "/api/chat", True, lambda e: bool((e.get("message") 
 
 
 class MixedLoad:
-    """``clients`` closed-loop clients on ``base_url``, until ``stop`` is set. ``embed_model``: also embeddings."""
+    """``clients`` closed-loop clients on ``base_url``, until ``stop`` is set. ``embed_model``: also embeddings;
+    ``only``: just the kinds of these names."""
 
     def __init__(self, base_url: str, *, model: str, clients: int, embed_model: str | None = None,
-                 seed: int = 0, max_tokens: int = 24) -> None:
+                 seed: int = 0, max_tokens: int = 24, only: tuple[str, ...] = ()) -> None:
         self.base_url, self.model, self.clients, self.embed_model = base_url, model, clients, embed_model
         self.max_tokens = max_tokens
         self.rng = random.Random(seed)
@@ -115,7 +116,8 @@ class MixedLoad:
         }
         if embed_model:
             kinds["embeddings"] = (1, self._embeddings)
-        self.kinds = kinds
+        self.kinds = {name: kind for name, kind in kinds.items() if not only or name in only}
+        """``only``: just the kinds of these names (to see what one of them costs)."""
 
     # ---- running -------------------------------------------------------------------------------------------------
 
