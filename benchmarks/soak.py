@@ -27,7 +27,6 @@ import contextlib
 import os
 import platform
 import random
-import signal
 import sqlite3
 import tempfile
 import threading
@@ -35,7 +34,8 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from conformance.mixed_load import LEFT, Ledger, MixedLoad, Outcome, lanes_in_use, verify
+from conformance.mixed_load import LEFT, Ledger, MixedLoad, Outcome, lanes_in_use, load_then_kill, verify
+from conformance.mixed_load import unexpected as unexpected_answers
 from conformance.server import DEFAULT_MODEL, RunningServer, start_server, stop_server
 
 from benchmarks.recording import machine_line, record
@@ -94,11 +94,6 @@ def _serve(sessions: Path, logs: Path, name: str) -> RunningServer:
     return start_server([DEFAULT_MODEL, EMBED_MODEL, "--sessions", str(sessions)], logs / f"{name}.log")
 
 
-def _unexpected(outcomes: list[Outcome], before: float = float("inf")) -> Counter[str]:
-    return Counter(f"{o.kind}: {o.status}" for o in outcomes
-                   if o.started + o.seconds < before and o.status not in ("200", LEFT))
-
-
 # ---- the soak ---------------------------------------------------------------------------------------------------
 
 async def _timed(load: MixedLoad, seconds: float, *, batches: bool = True) -> None:
@@ -150,7 +145,7 @@ def _soak_report(load: MixedLoad, sampler: _Sampler, started: float, seconds: fl
                      f"{sum(o.status not in ('200', LEFT) for o in outcomes):>11}  " + "  ".join(cells)
                      + f"  {rss:6.0f}  {fds:3d}")
     kinds = Counter(o.kind for o in load.outcomes)
-    unexpected = _unexpected(load.outcomes)
+    unexpected = Counter(unexpected_answers(load.outcomes))
     second, last = (max((m[0] for m in memory[i]), default=float("nan")) for i in (min(1, minutes - 1), minutes - 1))
     fds_second, fds_last = (max((m[1] for m in memory[i]), default=0) for i in (min(1, minutes - 1), minutes - 1))
     ledger = load.ledger
@@ -167,17 +162,6 @@ def _soak_report(load: MixedLoad, sampler: _Sampler, started: float, seconds: fl
 
 
 # ---- kill -9 in a loop --------------------------------------------------------------------------------------------
-
-async def _load_then_kill(server: RunningServer, load: MixedLoad, seconds: float) -> float:
-    runner = asyncio.create_task(load.run())
-    await asyncio.sleep(seconds)
-    killed_at = time.monotonic()
-    server.process.send_signal(signal.SIGKILL)
-    await asyncio.to_thread(server.process.wait, 30)
-    load.stop.set()
-    await runner
-    return killed_at
-
 
 def kills(rounds: int, clients: int, logs: Path, seed: int) -> str:
     rng = random.Random(seed)
@@ -201,13 +185,13 @@ def kills(rounds: int, clients: int, logs: Path, seed: int) -> str:
             load = MixedLoad(server.base_url, model=DEFAULT_MODEL, embed_model=EMBED_MODEL, clients=clients,
                              seed=n)
             load.ledger = ledger
-            killed_at = asyncio.run(_load_then_kill(server, load, seconds))
+            killed_at = asyncio.run(load_then_kill(load, server.process, seconds))
         finally:
             if server.process.poll() is None:
                 server.process.kill()
         with sqlite3.connect(sessions / "state.sqlite3") as db:
             integrity = db.execute("PRAGMA integrity_check").fetchone()[0]
-        unexpected = _unexpected(load.outcomes, killed_at)
+        unexpected = Counter(unexpected_answers(load.outcomes, killed_at))
         failures += len(problems) + sum(unexpected.values()) + (integrity != "ok")
         served = sum(o.status == "200" for o in load.outcomes)
         lines.append(f"{n + 1:>5}  {seconds:6.1f}  {restart_s:9.1f}  {served:>6}  {sum(unexpected.values()):>26}  "

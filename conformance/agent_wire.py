@@ -115,7 +115,8 @@ class Wire:
             self._loop = loop
             app = web.Application(client_max_size=256 * 2**20)
             app.router.add_route("*", "/{tail:.*}", self._forward)
-            self._runner = web.AppRunner(app, access_log=None)
+            # An agent stopped mid-answer can leave a relayed stream open: stopping waits 2 s for it, then cuts it.
+            self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=2.0)
             loop.run_until_complete(self._runner.setup())
             loop.run_until_complete(web.TCPSite(self._runner, "127.0.0.1", port).start())
             ready.set()
@@ -128,7 +129,7 @@ class Wire:
 
     def stop(self) -> None:
         if self._loop is not None and self._runner is not None:
-            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
+            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(30)
             self._loop.call_soon_threadsafe(self._loop.stop)
 
 

@@ -16,6 +16,8 @@ import asyncio
 import hashlib
 import json
 import random
+import signal
+import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -280,6 +282,27 @@ class MixedLoad:
             if status in ("completed", "failed", "expired", "cancelled"):
                 return
             await asyncio.sleep(1)
+
+
+# ---- killing under load ---------------------------------------------------------------------------------------------
+
+async def load_then_kill(load: MixedLoad, process: subprocess.Popen[bytes], seconds: float) -> float:
+    """Run ``load`` for ``seconds``, SIGKILL the server ``process`` while it is still running, stop the clients, and
+    return the moment of the kill."""
+    runner = asyncio.create_task(load.run())
+    await asyncio.sleep(seconds)
+    killed_at = time.monotonic()
+    process.send_signal(signal.SIGKILL)
+    await asyncio.to_thread(process.wait, 30)
+    load.stop.set()
+    await runner
+    return killed_at
+
+
+def unexpected(outcomes: list[Outcome], before: float = float("inf")) -> list[str]:
+    """Answers other than success or a planned leave, among the requests that ended before ``before``."""
+    return [f"{o.kind}: {o.status}" for o in outcomes
+            if o.started + o.seconds < before and o.status not in ("200", LEFT)]
 
 
 # ---- checking what was acknowledged ---------------------------------------------------------------------------------

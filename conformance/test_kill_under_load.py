@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.mixed_load import LEFT, Ledger, MixedLoad, lanes_in_use, verify
+from conformance.mixed_load import Ledger, MixedLoad, lanes_in_use, load_then_kill, unexpected, verify
 from conformance.server import DEFAULT_MODEL, RunningServer, start_server, stop_server
 
 EMBED_MODEL = "all-minilm-l6-v2"
@@ -29,24 +29,6 @@ def _serve(base: Path, log_name: str) -> RunningServer:
                          "--sessions", str(base / "sessions")], base / log_name)
 
 
-async def _load_then_kill(server: RunningServer, load: MixedLoad) -> float:
-    """Run the load for LOAD_S, SIGKILL the server while it is still running, and return the moment of the kill."""
-    runner = asyncio.create_task(load.run())
-    await asyncio.sleep(LOAD_S)
-    killed_at = time.monotonic()
-    server.process.send_signal(signal.SIGKILL)
-    await asyncio.to_thread(server.process.wait, 30)
-    load.stop.set()
-    await runner
-    return killed_at
-
-
-def _unexpected(load: MixedLoad, before: float) -> list[str]:
-    """Answers other than success or a planned leave among the requests that ended before ``before``."""
-    return [f"{o.kind}: {o.status}" for o in load.outcomes
-            if o.started + o.seconds < before and o.status not in ("200", LEFT)]
-
-
 def test_kill_9_under_mixed_load_loses_nothing_acknowledged(tmp_path_factory: pytest.TempPathFactory) -> None:
     base = tmp_path_factory.mktemp("kill-under-load")
     ledger = Ledger()
@@ -57,12 +39,12 @@ def test_kill_9_under_mixed_load_loses_nothing_acknowledged(tmp_path_factory: py
             load = MixedLoad(server.base_url, model=DEFAULT_MODEL, embed_model=EMBED_MODEL, clients=8, seed=kill,
                              max_tokens=16)
             load.ledger = ledger  # what earlier runs acknowledged stays owed
-            killed_at = asyncio.run(_load_then_kill(server, load))
+            killed_at = asyncio.run(load_then_kill(load, server.process, LOAD_S))
         finally:
             if server.process.poll() is None:
                 server.process.kill()
         assert server.process.returncode == -signal.SIGKILL
-        assert not _unexpected(load, killed_at), _unexpected(load, killed_at)
+        assert not unexpected(load.outcomes, killed_at), unexpected(load.outcomes, killed_at)
         served.append(sum(1 for o in load.outcomes if o.status == "200"))
         with sqlite3.connect(base / "sessions" / "state.sqlite3") as db:  # whole before any restart repairs it
             assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

@@ -63,6 +63,12 @@ def read_calls(fmt: str, pieces: list[str], tools: tuple[ToolSpec, ...] = ()) ->
     return "".join(p.content for p in parsed), out
 
 
+def history_call(name: str, arguments: Any, call_id: str | None = None) -> dict[str, Any]:
+    """An earlier assistant turn's call as a client sends it back (``arguments`` a mapping or JSON text)."""
+    return {**({"id": call_id} if call_id else {}), "type": "function",
+            "function": {"name": name, "arguments": arguments}}
+
+
 def every_split(text: str) -> list[list[str]]:
     """The text whole, one character at a time, and in pieces of 2, 3, 5, 7 and 11 characters."""
     return [[text], list(text)] + [[text[i: i + n] for i in range(0, len(text), n)] for n in (2, 3, 5, 7, 11)]

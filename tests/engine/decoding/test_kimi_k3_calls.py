@@ -25,6 +25,7 @@ from tests.engine.decoding.call_reading import (
     WEATHER,
     assert_random_decodings_read_back,
     every_split,
+    history_call,
     published_template,
     read_calls,
     takes,
@@ -50,11 +51,6 @@ NOTED = ToolSpec("get_weather", "Weather.", {**BOUNDED.parameters, "properties":
 
 def _template() -> ChatTemplate:
     return published_template(NAME)
-
-
-def _call(name: str, arguments: Any, call_id: str | None = None) -> dict[str, Any]:
-    return {**({"id": call_id} if call_id else {}), "type": "function",
-            "function": {"name": name, "arguments": arguments}}
 
 
 # ---- the template ----------------------------------------------------------------------------------------------
@@ -84,7 +80,7 @@ def test_the_prompt_opens_the_think_block_or_with_thinking_off_the_response_bloc
 
 @pytest.mark.parametrize("count", [1, 2])
 def test_the_family_writes_calls_as_the_template_does_and_reads_them_back(count: int) -> None:
-    calls = [_call(*PROBE, call_id=f"c{i}") for i in range(count)]
+    calls = [history_call(*PROBE, call_id=f"c{i}") for i in range(count)]
     text = _template().render([{"role": "user", "content": "Weather?"},
                                {"role": "assistant", "content": "", "tool_calls": calls}],
                               add_generation_prompt=False).text
@@ -98,7 +94,7 @@ def test_typed_values_are_written_as_the_template_writes_them() -> None:
     arguments = {"query": 'say "hi" & <b>bye</b>\nthen 42', "filters": {"n": [1, 2.5], "lang": "en"},
                  "exact": True, "zone": None, "ids": ["a", 3], "my key": "x"}
     text = _template().render([{"role": "user", "content": "Find."},
-                               {"role": "assistant", "content": "", "tool_calls": [_call("search", arguments)]}],
+                               {"role": "assistant", "content": "", "tool_calls": [history_call("search", arguments)]}],
                               add_generation_prompt=False).text
     written = write_kimi_k3([("search", arguments)])
     assert written in text, (written, text)
@@ -111,7 +107,7 @@ def test_history_reaches_the_template_as_it_reads_it() -> None:
     # A call with an id and one without (Ollama's), their results, reasoning, and the answer after.
     history = (ChatMessage("user", "Weather and time?"),
                ChatMessage("assistant", "Checking.", {"reasoning_content": "Two tools.", "tool_calls": [
-                   _call("get_weather", '{"city": "Oslo"}', "call_1"), _call("get_time", "{}")]}),
+                   history_call("get_weather", '{"city": "Oslo"}', "call_1"), history_call("get_time", "{}")]}),
                ChatMessage("tool", '{"sky": "clear"}', {"tool_call_id": "call_1"}),
                ChatMessage("tool", "09:30", {"name": "get_time"}),
                ChatMessage("assistant", "Clear, half past nine."))
