@@ -168,14 +168,18 @@ def _anthropic_calls(wire: Wire) -> dict[str, dict[str, Any]]:
     for exchange in wire.posts("/v1/messages"):
         offered = {t.get("name") for t in (exchange.request or {}).get("tools") or ()}
         blocks: dict[int, dict[str, Any]] = {}
+        ended: set[int] = set()
         for event in sse_data(exchange.answer):
             if event.get("type") == "content_block_start" and event["content_block"]["type"] == "tool_use":
                 blocks[event["index"]] = {**event["content_block"], "json": ""}
             elif event.get("type") == "content_block_delta" and event["index"] in blocks:
                 blocks[event["index"]]["json"] += event["delta"].get("partial_json", "")
-        for block in blocks.values():
-            calls[block["id"]] = {"name": block["name"], "input": json.loads(block["json"] or "{}"),
-                                  "offered": offered}
+            elif event.get("type") == "content_block_stop":
+                ended.add(event["index"])
+        for index, block in blocks.items():
+            if index in ended:  # a call cut off with its stream (the agent stopped mid-answer) is no call
+                calls[block["id"]] = {"name": block["name"], "input": json.loads(block["json"] or "{}"),
+                                      "offered": offered}
     return calls
 
 
