@@ -19,6 +19,7 @@ import re
 from superfluid.engine.decoding.call_object_reader import partial_tail
 from superfluid.engine.decoding.call_syntax import is_plain_string
 from superfluid.engine.decoding.kimi_k3_calls import ARGUMENT_CLOSE
+from superfluid.engine.decoding.syntax_reader import as_json
 from superfluid.engine.decoding.tool_calls import KIMI_K3_MARKERS, ParsedPiece, ToolCallDelta, ToolSpec, new_call_id
 
 _OPEN, _CLOSE, _SEP, _END = _MARKERS = KIMI_K3_MARKERS
@@ -26,15 +27,6 @@ _JSON_CLOSE = "<|close|>json<|sep|>"
 _ATTRIBUTE = re.compile(r'([\w-]+)="([^"]*)"')
 _TAG_LIMIT = 512
 """A block's opening longer than this (no ``<|sep|>`` yet) was never one: what the model wrote is words."""
-
-
-def _as_json(text: str) -> str:
-    """A value written as JSON: itself where it parses, else a JSON string of it."""
-    try:
-        json.loads(text)
-    except json.JSONDecodeError:
-        return json.dumps(text, ensure_ascii=False)
-    return text.strip()
 
 
 class _Tag:
@@ -204,7 +196,7 @@ class KimiK3Reader:
             self._stream(out, text)
             self._emit(out, '"' if self.value_started else '""')
         else:
-            self._emit(out, _as_json(text))
+            self._emit(out, as_json(text))
         self.stage = "arguments"
         return True
 

@@ -66,7 +66,7 @@ class _Piece:
         return 0
 
 
-def _as_json(text: str) -> str:
+def as_json(text: str) -> str:
     """A value written raw: itself where it reads as JSON, else a JSON string of it."""
     try:
         json.loads(text)
@@ -293,7 +293,7 @@ class SyntaxReader:
             self._stream(out, text)
             self._emit(out, '"' if self.value_started else '""')
         else:
-            self._emit(out, _as_json(text.removeprefix("\n") if self.own_line else text))
+            self._emit(out, as_json(text.removeprefix("\n") if self.own_line else text))
         self.stage = "pairs"
         return True
 
