@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
 
 import pytest
 
+from superfluid.engine.models.chat_template import ChatTemplate
 from superfluid.engine.models.served_model import ServedModel
 from superfluid.engine.types import ChatMessage
 from superfluid.errors import InvalidRequest, UnsupportedInput
 from superfluid.handlers import anthropic_params as params
 
 M = "m"
+PUBLISHED = Path(__file__).parents[1] / "engine" / "models" / "published_templates"
 IMAGE = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}
 
 
@@ -21,9 +24,9 @@ def _convert(messages: list[dict[str, Any]], **body: Any) -> tuple[ChatMessage, 
     return params.convert_messages({"messages": messages, **body}, M)
 
 
-def _model(thinks: bool) -> ServedModel:
+def _model(thinks: bool, switch: str = "enable_thinking") -> ServedModel:
     profile = SimpleNamespace(dialect=lambda: {"enable_thinking": thinks})
-    template = SimpleNamespace(thinks=thinks, variables=frozenset({"enable_thinking"} if thinks else ()))
+    template = SimpleNamespace(thinks=thinks, variables=frozenset({switch} if thinks else ()))
     return cast(ServedModel, SimpleNamespace(id=M, profile=profile, template=template))
 
 
@@ -135,6 +138,23 @@ def test_thinking_switches_the_template() -> None:
     # A template without the switch ignores thinking, as llama-server does (docs/api.md, "Reasoning settings").
     for kind in ("enabled", "adaptive"):
         assert params.thinking_kwargs({"type": kind, "budget_tokens": 1024}, _model(False)) == {}
+    # A switch named `thinking` (Kimi K3, Granite 3.3) is switched the same way, where the template thinks.
+    for kind in ("enabled", "adaptive"):
+        assert params.thinking_kwargs({"type": kind}, _model(True, "thinking")) == {"enable_thinking": True}
+    assert params.thinking_kwargs({"type": "disabled"}, _model(True, "thinking")) == {"enable_thinking": False}
+
+
+@pytest.mark.parametrize("template", ["Kimi-K3.jinja", "ibm-granite-granite-3.3-2B-Instruct.jinja"])
+def test_thinking_switches_a_template_whose_switch_is_named_thinking(template: str) -> None:
+    """Kimi K3 (on by default) and Granite 3.3 (off by default) read `thinking`: enabled and adaptive turn it on,
+    disabled off, each reaching the template under that name."""
+    real = ChatTemplate((PUBLISHED / template).read_text(), name=template, bos_token="<s>", eos_token="</s>")
+    model = cast(ServedModel, SimpleNamespace(id=M, template=real))
+    on = params.thinking_kwargs({"type": "enabled", "budget_tokens": 1024}, model)
+    off = params.thinking_kwargs({"type": "disabled"}, model)
+    assert real.thinking_on(on) and not real.thinking_on(off)
+    ask = [{"role": "user", "content": "Hi."}]
+    assert real.render(ask, kwargs=on).text != real.render(ask, kwargs=off).text
 
 
 def test_system_messages_inside_messages_join_the_system_prompt() -> None:

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
+from superfluid.engine.models.chat_template import ChatTemplate
 from superfluid.errors import InvalidRequest, UnsupportedInput, UnsupportedParameter
 from superfluid.handlers import responses_input as rin
 from superfluid.handlers.conversation import reasoning_kwargs
 
+PUBLISHED = Path(__file__).parents[1] / "engine" / "models" / "published_templates"
 
-def _template(variables: set[str], thinks: bool = False, on_by_default: bool = True) -> Any:
-    return SimpleNamespace(variables=frozenset(variables), thinks=thinks, name="t",
-                           thinking_on=lambda kwargs: thinks and on_by_default)
+
+def _template(variables: set[str], thinks: bool = False) -> Any:
+    return SimpleNamespace(variables=frozenset(variables), thinks=thinks, name="t")
 
 
 # ---- input -> items ------------------------------------------------------------------------------------------
@@ -169,10 +172,19 @@ def test_text_format_becomes_a_grammar() -> None:
     # A template that cannot think takes no reasoning setting: accepted and left out (docs/api.md).
     ("high", set(), False, {}),
     ("low", {"enable_thinking"}, False, {"enable_thinking": True}),
-    # A template whose switch reads `thinking` (Kimi K3): the switch goes out as enable_thinking, which the template
-    # gets under its own name (ChatTemplate.render).
+    # A template whose switch reads `thinking` (Kimi K3, Granite 3.3): the switch goes out as enable_thinking,
+    # which the template gets under its own name (ChatTemplate.render), and Kimi K3's effort as it takes it.
     ("none", {"thinking", "thinking_effort"}, True, {"enable_thinking": False}),
     ("high", {"thinking"}, True, {"enable_thinking": True}),
+    ("minimal", {"thinking", "thinking_effort"}, True, {"enable_thinking": True, "thinking_effort": "low"}),
+    ("low", {"thinking", "thinking_effort"}, True, {"enable_thinking": True, "thinking_effort": "low"}),
+    ("medium", {"thinking", "thinking_effort"}, True, {"enable_thinking": True, "thinking_effort": "high"}),
+    ("high", {"thinking", "thinking_effort"}, True, {"enable_thinking": True, "thinking_effort": "high"}),
+    ("xhigh", {"thinking", "thinking_effort"}, True, {"enable_thinking": True, "thinking_effort": "max"}),
+    ("max", {"thinking", "thinking_effort"}, True, {"enable_thinking": True, "thinking_effort": "max"}),
+    # `thinking` read by a template that cannot think is no switch.
+    ("high", {"thinking"}, False, {}),
+    ("none", {"thinking"}, False, {}),
 ])
 def test_reasoning_effort_as_the_template_takes_it(effort: str | None, variables: set[str], thinks: bool,
                                                    expected: dict[str, Any]) -> None:
@@ -180,10 +192,30 @@ def test_reasoning_effort_as_the_template_takes_it(effort: str | None, variables
     assert rin.template_kwargs({"reasoning": {"effort": effort}}, _template(variables, thinks)) == expected
 
 
-def test_a_thinking_switch_off_by_default_is_left_alone_by_a_level() -> None:
-    """Granite 3.3 reads `thinking`, off unless asked: a level (which agents send by default) leaves it off."""
-    granite = _template({"thinking"}, thinks=True, on_by_default=False)
-    assert reasoning_kwargs("high", granite) == {} and reasoning_kwargs("none", granite) == {}
+def _published(name: str) -> ChatTemplate:
+    source = (PUBLISHED / name).read_text()
+    return ChatTemplate(source, name=name, bos_token="<s>", eos_token="</s>")
+
+
+def test_a_level_switches_granite_s_thinking_on_and_none_off() -> None:
+    """Granite 3.3 reads `thinking`, off unless asked: a level turns it on (its <response> tags are taken out of the
+    reply, engine/decoding/text_output.py), "none" leaves it off."""
+    granite = _published("ibm-granite-granite-3.3-2B-Instruct.jinja")
+    ask = [{"role": "user", "content": "Hi."}]
+    on, off = reasoning_kwargs("high", granite), reasoning_kwargs("none", granite)
+    assert on == {"enable_thinking": True} and off == {"enable_thinking": False}
+    assert "<response></response>" in granite.render(ask, kwargs=on).text and granite.thinking_on(on)
+    assert granite.render(ask, kwargs=off).text == granite.render(ask).text and not granite.thinking_on(off)
+
+
+@pytest.mark.parametrize(("effort", "level"), [("minimal", "low"), ("low", "low"), ("medium", "high"),
+                                               ("high", "high"), ("xhigh", "max"), ("max", "max")])
+def test_kimi_k3_gets_every_level_as_a_thinking_effort_it_takes(effort: str, level: str) -> None:
+    kimi = _published("Kimi-K3.jinja")
+    text = kimi.render([{"role": "user", "content": "Hi."}], kwargs=reasoning_kwargs(effort, kimi)).text
+    assert f"`thinking_effort={level}`" in text and text.endswith("<|open|>think<|sep|>")
+    off = kimi.render([{"role": "user", "content": "Hi."}], kwargs=reasoning_kwargs("none", kimi)).text
+    assert "thinking_effort" not in off and off.endswith("<|open|>response<|sep|>")
 
 
 def test_superfluid_template_extensions_win_over_reasoning() -> None:

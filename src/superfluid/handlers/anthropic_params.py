@@ -25,7 +25,7 @@ from superfluid.engine import (
 )
 from superfluid.errors import InvalidRequest
 from superfluid.handlers import openai_params
-from superfluid.handlers.conversation import refuse_media
+from superfluid.handlers.conversation import refuse_media, thinking_switch
 
 MEDIA_BLOCKS = {"image": "images", "document": "documents"}
 """Block types that carry media, and how a refusal names what they carry."""
@@ -190,14 +190,15 @@ def _client_tool(tool: Mapping[str, Any], i: int) -> ToolSpec:
 
 
 def thinking_kwargs(raw: Mapping[str, Any] | None, model: ServedModel) -> dict[str, Any]:
-    """thinking -> the chat template's enable_thinking (enabled and adaptive: on; disabled: off); absent leaves
-    the template's own default. A template without the switch ignores it, as chat's reasoning_effort (docs/api.md,
+    """thinking -> the chat template's thinking switch as ``enable_thinking`` (enabled and adaptive: on; disabled:
+    off), which a template reading ``thinking`` (Kimi K3, Granite 3.3) gets under that name; absent leaves the
+    template's own default. A template without a switch ignores it, as chat's reasoning_effort (docs/api.md,
     "Reasoning settings")."""
     if raw is None:
         return {}
     if raw["type"] == "disabled":
         return {"enable_thinking": False}
-    return {"enable_thinking": True} if "enable_thinking" in model.template.variables else {}
+    return {"enable_thinking": True} if thinking_switch(model.template) else {}
 
 
 def shows_thinking(body: Mapping[str, Any]) -> bool:

@@ -17,25 +17,39 @@ def refuse_media(model: str, what: str, param: str) -> NoReturn:
     raise UnsupportedInput(f"model '{model}' reads text only; it cannot take {what}", param=param)
 
 
+THINKING_EFFORT = {"minimal": "low", "low": "low", "medium": "high", "high": "high", "xhigh": "max", "max": "max"}
+"""OpenAI's reasoning levels as a template that reads ``thinking_effort`` takes them (Kimi K3: low, high, max, and
+max when unset): minimal and low are low, medium and high are high, xhigh and max are max."""
+
+
+def thinking_switch(template: ChatTemplate) -> bool:
+    """Whether a request can switch this template's thinking: it reads ``enable_thinking``, or thinks and reads
+    ``thinking`` (Kimi K3, on by default; Granite 3.3, off by default), which gets the request's ``enable_thinking``
+    under that name (``ChatTemplate.request_variables``)."""
+    return "enable_thinking" in template.variables or ("thinking" in template.variables and template.thinks)
+
+
 def reasoning_kwargs(effort: str | None, template: ChatTemplate) -> dict[str, Any]:
     """A reasoning level (chat's ``reasoning_effort``, the Responses API's ``reasoning.effort``) as the model's
-    template can take it: a template that reads ``reasoning_effort`` gets the level; one that only switches
-    thinking gets ``enable_thinking`` (false for "none"), which the template receives under the name its switch
-    reads (``thinking`` for Kimi K3 and Granite 3.3: ``ChatTemplate.render``). A template that cannot think gets
-    nothing: the setting is accepted and the model answers as it always does, as llama-server does, since agents
-    send these settings by default (docs/api.md, "Reasoning settings")."""
+    template can take it: a template that reads ``reasoning_effort`` gets the level; one with a thinking switch
+    (:func:`thinking_switch`) gets ``enable_thinking`` (false for "none"), plus the level as
+    :data:`THINKING_EFFORT` maps it where it reads ``thinking_effort`` (Kimi K3). Granite 3.3's switch is off by
+    default, so any level but "none" turns its thinking on; its answer then comes wrapped in ``<response>`` tags,
+    which the engine takes out. A template that cannot think gets nothing: the setting is accepted and the model
+    answers as it always does, as llama-server does, since agents send these settings by default (docs/api.md,
+    "Reasoning settings")."""
     if effort is None:
         return {}
-    # A switch named ``thinking`` counts only where it is on by default (Kimi K3): Granite 3.3's is off, and its
-    # thinking replies wrap the answer in <response> tags no reader here takes out, so a level that agents send by
-    # default must not turn it on (an explicit enable_thinking still does).
-    switch = "enable_thinking" in template.variables or (
-        "thinking" in template.variables and template.thinking_on(None))
+    switch = thinking_switch(template)
     if effort == "none":
         return {"enable_thinking": False} if switch else {}
     if "reasoning_effort" in template.variables:
         return {"reasoning_effort": effort}
-    return {"enable_thinking": True} if switch else {}
+    if not switch:
+        return {}
+    if "thinking_effort" in template.variables:
+        return {"enable_thinking": True, "thinking_effort": THINKING_EFFORT.get(effort, effort)}
+    return {"enable_thinking": True}
 
 
 def refuse_thinking(model: str, dialect: Mapping[str, Any], *, param: str) -> None:

@@ -1,10 +1,15 @@
-"""TextOutput: bytes in, client-safe text out (UTF-8 reassembly, stop strings, the <think> split)."""
+"""TextOutput: bytes in, client-safe text out (UTF-8 reassembly, stop strings, the <think> split, answer tags)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import functools
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import pytest
 
 from superfluid.engine.decoding.text_output import Piece, TextOutput
+from superfluid.engine.models.chat_template import ChatTemplate
 
 
 def _run(output: TextOutput, pieces: Iterable[str | bytes]) -> tuple[list[Piece], Piece]:
@@ -241,3 +246,98 @@ def test_a_template_s_own_reasoning_markers_split_the_reply() -> None:
     reasoning = "".join(p.reasoning for p in [*pieces, rest])
     content = "".join(p.content for p in [*pieces, rest])
     assert (reasoning, content) == ("Let me see.", "Paris.")
+
+
+# --- answer tags (Granite 3.3's <response>) ------------------------------------------------------------------
+
+GRANITE = Path(__file__).parents[1] / "models" / "published_templates" / "ibm-granite-granite-3.3-2B-Instruct.jinja"
+RESPONSE = ("<response>", "</response>")
+
+
+@functools.cache
+def _granite_template() -> ChatTemplate:
+    return ChatTemplate(GRANITE.read_text(), name="granite", bos_token="<s>", eos_token="</s>")
+
+
+def _granite(stops: tuple[str, ...] = ()) -> TextOutput:
+    template = _granite_template()
+    assert template.answer_tags == RESPONSE
+    return TextOutput(stops, thinking=template.thinks, markers=template.reasoning, answer_tags=template.answer_tags)
+
+
+def _splits(data: bytes) -> Iterable[list[bytes]]:
+    """The bytes whole, cut once at every position, cut twice at every pair of positions, and one at a time."""
+    yield [data]
+    for i in range(1, len(data)):
+        yield [data[:i], data[i:]]
+    for i in range(1, len(data)):
+        for j in range(i + 1, len(data)):
+            yield [data[:i], data[i:j], data[j:]]
+    yield [data[i:i + 1] for i in range(len(data))]
+
+
+def _read_every_way(make: Callable[[], TextOutput], reply: str) -> set[tuple[str, str]]:
+    """What the reply reads as, fed in every way of _splits; no piece shows part of a tag the reply's reading
+    leaves out."""
+    seen = set()
+    for pieces in _splits(reply.encode()):
+        fed, tail = _run(make(), pieces)
+        content, reasoning = _joined(fed, tail)
+        hidden = [part for part in ("<re", "</re", "<th", "</th") if part not in content]
+        for piece in [*fed, tail]:
+            assert not any(part in piece.content for part in hidden), pieces
+        seen.add((content, reasoning))
+    return seen
+
+
+@pytest.mark.parametrize(("reply", "content", "reasoning"), [
+    ("<think>Two and two.</think><response>It is 4.</response>", "It is 4.", "Two and two."),
+    ("<think>Two and two.</think>\n\n<response>\nIt is 4.\n</response>", "\nIt is 4.\n", "Two and two."),
+    ("<response>Ça fait 4 🙂.</response>", "Ça fait 4 🙂.", ""),
+    (" \n<response>x</response>\nafter", "x\nafter", ""),
+    # Cut off by the token budget inside the block: the text written so far stays, the cut closing tag goes.
+    ("<think>t</think><response>Half an ans", "Half an ans", "t"),
+    ("<think>t</think><response>Half</resp", "Half", "t"),
+])
+def test_granite_answer_tags_are_taken_out_however_the_reply_is_cut(reply: str, content: str,
+                                                                    reasoning: str) -> None:
+    assert _read_every_way(_granite, reply) == {(content, reasoning)}
+
+
+@pytest.mark.parametrize("reply", [
+    "Plain answer.",
+    "  Indented answer",
+    "<b>bold</b> first",
+    "<respond>almost</respond>",
+    "a <response> later stays </response>",
+    "<",
+    "\n\n",
+    "<|tool_call|>[]",
+])
+def test_content_without_the_opening_tag_passes_unchanged(reply: str) -> None:
+    assert _read_every_way(lambda: TextOutput((), thinking=False, answer_tags=RESPONSE), reply) == {(reply, "")}
+    assert _read_every_way(_granite, reply) == {(reply, "")}
+
+
+def test_only_the_first_closing_tag_after_the_opening_is_taken_out() -> None:
+    reply = "<response>a</response> b <response>c</response>"
+    assert _read_every_way(_granite, reply) == {("a b <response>c</response>", "")}
+
+
+def test_answer_tags_hold_back_only_what_may_still_become_a_tag() -> None:
+    out = TextOutput((), thinking=False, answer_tags=RESPONSE)
+    assert out.feed(b"\n<resp").content == ""
+    assert out.feed(b"onse>Hello, wor").content == "Hello, wor"
+    assert out.feed(b"ld</res").content == "ld"
+    assert out.feed(b"ponse>").content == ""
+    assert not out.flush()
+
+
+def test_a_stop_string_inside_the_answer_cuts_it_without_its_tags() -> None:
+    fed, tail = _run(_granite(("STOP",)), ["<think>t</think><response>ans ST", "OP more</response>"])
+    assert _joined(fed, tail) == ("ans ", "t")
+
+
+def test_without_answer_tags_the_response_tags_are_content() -> None:
+    fed, tail = _run(_thinking(), ["<think>t</think><response>x</response>"])
+    assert _joined(fed, tail) == ("<response>x</response>", "t")

@@ -314,6 +314,35 @@ def test_a_thinking_switch_off_by_default_stays_off_until_a_request_turns_it_on(
     assert not template.thinking_on({}) and template.thinking_on({"enable_thinking": True})
 
 
+def test_granite_s_answer_tags_are_found_in_its_source() -> None:
+    """Granite 3.3 asks for the answer between <response></response>: its replies are read without those tags.
+    MiniMax writes <response> around tool results in the prompt, and Kimi K3 builds its response block from
+    pieces: neither gets them."""
+    assert _published("ibm-granite-granite-3.3-2B-Instruct.jinja").answer_tags == ("<response>", "</response>")
+    assert _published("ibm-granite-granite-3.3-2B-Instruct.jinja").reasoning == ("<think>", "</think>")
+    for name in ("MiniMax-M2.jinja", "MiniMax-M3.jinja", "Kimi-K3.jinja", "Qwen3-Coder.jinja"):
+        assert _published(name).answer_tags is None, name
+    folder = Path(__file__).parent / "published_templates"
+    tagged = {path.name for path in folder.glob("*.jinja") if _published(path.name).answer_tags}
+    assert tagged == {"ibm-granite-granite-3.3-2B-Instruct.jinja"}
+    assert _builtin("chatml").answer_tags is None
+
+
+def test_kimi_k3_takes_a_thinking_effort_of_its_own() -> None:
+    """Kimi K3's template reads ``thinking_effort`` (low, high or max; max when unset) beside its switch."""
+    template = _published("Kimi-K3.jinja")
+    assert "thinking_effort" in template.variables and "reasoning_effort" not in template.variables
+    ask = [{"role": "user", "content": "Hi."}]
+    for level in ("low", "high", "max"):
+        text = template.render(ask, kwargs={"enable_thinking": True, "thinking_effort": level}).text
+        assert f"`thinking_effort={level}`" in text
+    assert "`thinking_effort=max`" in template.render(ask).text
+    with pytest.raises(TemplateError, match="supported values are low, high, and max"):
+        template.render(ask, kwargs={"thinking_effort": "medium"})
+    off = template.render(ask, kwargs={"enable_thinking": False, "thinking_effort": "high"}).text
+    assert "thinking_effort" not in off
+
+
 def test_a_template_that_reads_both_switches_keeps_enable_thinking() -> None:
     template = _published("deepseek-ai-DeepSeek-V3.1.jinja")
     assert {"enable_thinking", "thinking"} <= template.variables and template.thinking_switch == "enable_thinking"

@@ -99,6 +99,14 @@ assistant turn's ``reasoning_content`` is that template's."""
 
 THINK = ("<think>", "</think>")
 
+ANSWER_TAGS: tuple[tuple[str, str], ...] = (
+    ("<response>", "</response>"),  # Granite 3.2 and 3.3 ("write your response between <response></response>")
+)
+"""Tags some templates ask the model to wrap its answer in, as (open, close); the reply's content is read without
+them (:class:`~superfluid.engine.decoding.text_output.AnswerTags`). A template uses a pair when its source writes
+the two side by side, as Granite's instruction does: MiniMax M2 and M3 write ``<response>`` too, around tool results
+in the prompt, never so, and their replies are left alone."""
+
 HERMES_PROBE = f'<tool_call>\n{{"name": "{PROBE_CALL[0]}", "arguments": '
 """How a Hermes template writes the probe call's opening."""
 
@@ -142,6 +150,10 @@ class ChatTemplate:
         found = self._reasoning_markers()
         self.reasoning: tuple[str, str] = found or THINK
         """The (open, close) of this template's reasoning block."""
+        self.answer_tags: tuple[str, str] | None = next(
+            ((opening, closing) for opening, closing in ANSWER_TAGS if opening + closing in source), None)
+        """The (open, close) this template's replies wrap their answer in (Granite 3.3's ``<response>``), None for
+        most: the reply's content is read without them."""
         self.thinks = found is not None or "<think>" in source or "enable_thinking" in self.variables
         self.thinking_switch: str | None = next((n for n in self.THINKING_SWITCHES if n in self.variables), None)
         """The variable this template's thinking switch reads (``enable_thinking`` for most, ``thinking`` for Kimi

@@ -350,6 +350,7 @@ class ServedModel:
         max_new = self.max_new_tokens(request, len(prepared.tokens))
         sink = EventSink(asyncio.get_running_loop(), direct)
         thinking = isinstance(request.prompt, ChatPrompt) and self.template.thinks
+        answer_tags = self.template.answer_tags if isinstance(request.prompt, ChatPrompt) else None
         banned = self.llama.eog_tokens if request.sampling.ignore_eos else ()
         plan = prepared.plan
         deadline = None
@@ -362,7 +363,7 @@ class ServedModel:
                 max_new_tokens=max_new,
                 sampling=resolve(request.sampling, self.sampling_defaults, seed_offset=i, banned=banned),
                 output=TextOutput(request.stop, thinking=thinking, in_reasoning=prepared.starts_in_reasoning,
-                                  markers=self.template.reasoning),
+                                  markers=self.template.reasoning, answer_tags=answer_tags),
                 sink=sink,
                 ignore_eos=request.sampling.ignore_eos,
                 grammar=prepared.grammars[i] if prepared.grammars else None,
