@@ -7,9 +7,9 @@ The server is the bundled SmolLM2-135M-Instruct with a 32,768-token window: thes
 8,192 tokens. The bundled gemma3-270m is Gemma 3's pretrained (base) model, which never ends a turn of text on
 its own (docs/launch.md), so it cannot give a one-shot answer. A model this small picks tools eagerly and
 loops on them; the tool runs stop the agent once a call has been executed and answered, and the one-shot runs
-use Claude Code's switch for a run without tools. Codex has no such switch, and OpenCode's one-shot answer with
-its tools off ran past two minutes in some runs (a sampled reply rambling toward the 8,192 tokens OpenCode asks
-for), so their one-shot answers are not tested here (docs/launch.md).
+use each agent's own settings for a run without tools (OpenCode's also sets its agent's temperature to 0, so the
+reply is greedy and ends the same way every run). Codex has no switch for tools: its one-shot run passes when it
+exits 0 with the words the server wrote last, whether or not a call came first (docs/launch.md).
 """
 
 from __future__ import annotations
@@ -276,7 +276,63 @@ def test_codex_runs_a_tool_call_the_server_wrote(wire: Wire, agents: Path, workd
     assert len(shares) >= 2 and min(shares[1:]) > 0.9, f"turns after the first are served warm: {shares}"
 
 
+def _responses_text(exchange: Any) -> str:
+    return "".join(event.get("delta") or "" for event in sse_data(exchange.answer)
+                   if event.get("type") == "response.output_text.delta")
+
+
+def test_codex_answers_a_one_shot_prompt(wire: Wire, agents: Path, workdir: Path) -> None:
+    def run() -> None:
+        wire.exchanges.clear()
+        code, out, err = _finish(_launch("codex", wire, agents, workdir, [*CODEX_EXEC, "Say hi"]))
+        if code != 0:
+            raise Missed(f"exit {code}:\n{out[-1500:]}\n{err[-1500:]}\n{wire.summary()}")
+        served = wire.posts("/v1/responses")
+        assert served and all(e.status == 200 for e in served), wire.summary()
+        events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+        said = [e["item"].get("text") or "" for e in events
+                if e.get("type") == "item.completed" and (e.get("item") or {}).get("type") == "agent_message"]
+        written = _responses_text(served[-1]).strip()
+        if not (said and written):
+            raise Missed(f"no answer in words:\n{out[-1500:]}\n{wire.summary()}")
+        assert said[-1].strip() == written
+
+    _attempts(run)
+
+
 # ---- OpenCode (chat completions) --------------------------------------------------------------------------
+
+# OpenCode's own settings for the one-shot run: no tools, and its build agent at temperature 0, which reaches the
+# request because launch declares the model as taking a temperature: a greedy reply is the same every run.
+ONE_SHOT_CONFIG = {"$schema": "https://opencode.ai/config.json", "tools": {"*": False},
+                   "agent": {"build": {"temperature": 0}}}
+
+
+def _chat_text(exchange: Any) -> str:
+    return "".join((choice.get("delta") or {}).get("content") or ""
+                   for event in sse_data(exchange.answer) for choice in event.get("choices") or ())
+
+
+def test_opencode_answers_a_one_shot_prompt(wire: Wire, agents: Path, workdir: Path) -> None:
+    config = workdir.parent / "one-shot.json"
+    config.write_text(json.dumps(ONE_SHOT_CONFIG))
+
+    def run() -> None:
+        wire.exchanges.clear()
+        code, out, err = _finish(_launch("opencode", wire, agents, workdir, ["run", "Say hi"],
+                                         env={"OPENCODE_CONFIG": str(config)}))
+        if code != 0:
+            raise Missed(f"exit {code}:\n{out[-1500:]}\n{err[-1500:]}\n{wire.summary()}")
+        served = [e for e in wire.posts("/v1/chat/completions") if e.request.get("model") == DEFAULT_MODEL]
+        assert served and all(e.status == 200 for e in served), wire.summary()
+        answer = served[-1]
+        assert not answer.request.get("tools"), "the run without tools offers none"
+        assert answer.request.get("temperature") == 0, "the agent's temperature reaches the server"
+        text = _chat_text(answer).strip()
+        assert text and text.splitlines()[0].strip() in out, out[-1500:]
+
+    _attempts(run)
+
 
 def test_opencode_runs_a_tool_call_the_server_wrote(wire: Wire, agents: Path, workdir: Path) -> None:
     def calls_and_results() -> list[str]:

@@ -67,6 +67,7 @@ def test_the_models_window_reaches_each_agent() -> None:
     assert "model_context_window=32768" in AGENTS["codex"].launch(sized, []).arguments
     config = json.loads(AGENTS["opencode"].launch(sized, []).environment["OPENCODE_CONFIG_CONTENT"])
     assert config["provider"]["superfluid"]["models"]["m"]["limit"] == {"context": 32768, "output": 8192}
+    assert config["provider"]["superfluid"]["models"]["m"]["temperature"] is True  # the agent's setting is sent
     unsized = Target("http://h:1", "m")
     assert "CLAUDE_CODE_MAX_CONTEXT_TOKENS" not in AGENTS["claude"].launch(unsized, []).environment
     assert not any("model_context_window" in a for a in AGENTS["codex"].launch(unsized, []).arguments)

@@ -83,7 +83,10 @@ def _opencode(agent: Agent, target: Target, passed: list[str]) -> Launch:
         "provider": {"superfluid": {
             "npm": "@ai-sdk/openai-compatible", "name": "superfluid",
             "options": {"baseURL": f"{target.url}/v1", "apiKey": target.key or "superfluid"},
-            "models": {target.model: {"name": target.model, **(
+            # temperature: the server honours it, and OpenCode sends its agents' temperature (and its own
+            # per-model default) only to a model declared to take one; otherwise every reply is sampled at the
+            # server's default whatever the agent's settings say.
+            "models": {target.model: {"name": target.model, "temperature": True, **(
                 {"limit": {"context": target.window, "output": target.window // 4}} if target.window else {})}},
         }},
         "model": model,
