@@ -47,7 +47,7 @@ def test_request_counters_and_refusals_by_code() -> None:
 
 def test_engine_figures_per_model() -> None:
     stats = EngineStats(prompt_tokens=100, cached_tokens=60, completion_tokens=40, draft_proposed=10,
-                        draft_accepted=7)
+                        draft_accepted=7, repeated_calls=3)
     stats.ttft.observe(0.2)
     stats.itl.observe(0.01)
     stats.count_finish("stop")
@@ -75,6 +75,7 @@ def test_engine_figures_per_model() -> None:
     assert samples[("superfluid_time_to_first_token_seconds_count", big)] == 1
     assert samples[("superfluid_inter_token_latency_seconds_bucket", (("le", "0.01"), ("model", "big")))] == 1
     assert samples[("superfluid_choices_finished_total", (("model", "big"), ("reason", "stop")))] == 1
+    assert samples[("superfluid_tool_call_repeats_total", big)] == 3
     generation, prefill = (("kind", "generation"), ("model", "big")), (("kind", "prefill"), ("model", "big"))
     assert samples[("superfluid_engine_decodes_total", generation)] == 2
     assert samples[("superfluid_engine_decode_rows_total", generation)] == 12

@@ -155,6 +155,8 @@ class EngineCollector(Collector):
                                        "Accepted / proposed draft tokens since start", labels=["model"])
         finished = CounterMetricFamily("superfluid_choices_finished", "Finished choices by finish reason",
                                        labels=["model", "reason"])
+        repeats = CounterMetricFamily("superfluid_tool_call_repeats",
+                                      "Replies ended at a tool call that repeated an earlier one", labels=["model"])
         for model_id, _, _, _, stats, _ in models:
             prompt.add_metric([model_id], stats.prompt_tokens)
             cached.add_metric([model_id], stats.cached_tokens)
@@ -165,7 +167,8 @@ class EngineCollector(Collector):
             acceptance.add_metric([model_id], stats.draft_acceptance)
             for reason, count in dict(stats.finished).items():
                 finished.add_metric([model_id, reason], count)
-        yield from (prompt, cached, completion, hit, proposed, accepted, acceptance, finished)
+            repeats.add_metric([model_id], stats.repeated_calls)
+        yield from (prompt, cached, completion, hit, proposed, accepted, acceptance, finished, repeats)
 
     def _latency(self, models: list[ModelFigures]) -> Iterator[Any]:
         ttft = HistogramMetricFamily("superfluid_time_to_first_token_seconds",

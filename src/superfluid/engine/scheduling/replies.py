@@ -261,6 +261,8 @@ class ReplyWriter:
         stats.draft_proposed += job.spec.proposed
         stats.draft_accepted += job.spec.accepted
         stats.count_finish(reason)
+        if job.repeats.repeated:
+            stats.repeated_calls += 1
 
     def release(self, job: Job) -> None:
         """Close the job's sampler and free its lane (the lane keeps its cached tokens)."""

@@ -79,6 +79,8 @@ class EngineStats:
     draft_accepted: int = 0
     finished: dict[str, int] = field(default_factory=dict)
     """Finished choices by finish reason (stop, length, tool_calls, cancelled, error)."""
+    repeated_calls: int = 0
+    """Replies ended at a tool call repeating an earlier call of the same reply (decoding/call_repeats.py)."""
     ttft: Histogram = field(default_factory=lambda: Histogram(TTFT_BUCKETS))
     itl: Histogram = field(default_factory=lambda: Histogram(ITL_BUCKETS))
     queue_wait: Histogram = field(default_factory=lambda: Histogram(QUEUE_BUCKETS))
