@@ -10,11 +10,12 @@ server's access log (prompt tokens, cached tokens, time to first token of each r
 first request, the one carrying the new prompt, and the requests the agent made within the turn are summed beside
 it.
 
-llama-server is not in this run: it is not built on this machine (benchmarks/build_llama_server.sh, about 12
-minutes), and its comparison is left open in issue 33.
+The server runs on its default flags (the prefix cache's disk tier on, as users run it) unless
+``--server-flags`` says otherwise. llama-server is not in this run yet (benchmarks/build_llama_server.sh builds
+it); its comparison is left open in issue 33.
 
-Run: ``python -m benchmarks.agent_sessions [--record] [--agents claude,codex,opencode]``. Never part of the
-test suite.
+Run: ``python -m benchmarks.agent_sessions [--record] [--agents claude,codex,opencode] [--server-flags '...']
+[--name NAME]``. Never part of the test suite.
 """
 
 from __future__ import annotations
@@ -77,12 +78,12 @@ def _turn(agent: str, argv: list[str], server: RunningServer, work: Path, bin_di
     time.sleep(1)  # the cut request's log line
 
 
-def _session(agent: str, bin_dir: Path, folder: Path) -> list[str]:
+def _session(agent: str, bin_dir: Path, folder: Path, flags: list[str]) -> list[str]:
     work = folder / agent / "work"
     (work.parent / "home").mkdir(parents=True)
     work.mkdir()
     (work / "notes.txt").write_text("hello\n")
-    server = start_server([MODEL, "--ctx-size", str(WINDOW), "--kv-disk-bytes", "0"], folder / f"{agent}.log")
+    server = start_server([MODEL, "--ctx-size", str(WINDOW), *flags], folder / f"{agent}.log")
     rows = []
     try:
         first, later = AGENTS[agent]
@@ -109,18 +110,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--record", action="store_true")
     parser.add_argument("--agents", default=",".join(AGENTS))
+    parser.add_argument("--server-flags", default="", help="more flags for serve (e.g. '--kv-disk-bytes 0' for "
+                        "the prefix cache in memory alone)")
+    parser.add_argument("--name", default="agent-sessions", help="the record's name in benchmarks/results")
     args = parser.parse_args()
     bin_dir = agent_bin()
-    lines = [f"model {MODEL}, --ctx-size {WINDOW}, a cold server per agent; each turn cut after {TURN_S} s",
+    flags = f", {args.server_flags}" if args.server_flags else ", otherwise default flags (disk tier on)"
+    lines = [f"model {MODEL}, --ctx-size {WINDOW}{flags}, a cold server per agent; each turn cut after {TURN_S} s",
              "", "agent     turn  prompt cached  share  ttft s  status  reqs  cached over the turn's requests"]
     with tempfile.TemporaryDirectory() as tmp:
         for agent in args.agents.split(","):
-            lines += _session(agent, bin_dir, Path(tmp))
+            lines += _session(agent, bin_dir, Path(tmp), args.server_flags.split())
             print("\n".join(lines[-5:]), flush=True)
     report = "\n".join(lines)
     print(report)
     if args.record:
-        print(record("agent-sessions", report))
+        print(record(args.name, report))
 
 
 if __name__ == "__main__":
