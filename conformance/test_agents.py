@@ -8,8 +8,8 @@ The server is the bundled SmolLM2-135M-Instruct with a 32,768-token window: thes
 its own (docs/launch.md), so it cannot give a one-shot answer. A model this small picks tools eagerly and
 loops on them; the tool runs stop the agent once a call has been executed and answered, and the one-shot runs
 use each agent's own settings for a run without tools (OpenCode's also sets its agent's temperature to 0, so the
-reply is greedy and ends the same way every run). Codex has no switch for tools: its one-shot run passes when it
-exits 0 with the words the server wrote last, whether or not a call came first (docs/launch.md).
+reply is greedy and ends the same way every run). Codex has no switch for tools, and sends no temperature, so
+its one-shot answer is not tested here (docs/launch.md).
 """
 
 from __future__ import annotations
@@ -274,30 +274,6 @@ def test_codex_runs_a_tool_call_the_server_wrote(wire: Wire, agents: Path, workd
     assert all(e.status == 200 for e in served), wire.summary()
     shares = _cached_shares(wire, "/v1/responses")
     assert len(shares) >= 2 and min(shares[1:]) > 0.9, f"turns after the first are served warm: {shares}"
-
-
-def _responses_text(exchange: Any) -> str:
-    return "".join(event.get("delta") or "" for event in sse_data(exchange.answer)
-                   if event.get("type") == "response.output_text.delta")
-
-
-def test_codex_answers_a_one_shot_prompt(wire: Wire, agents: Path, workdir: Path) -> None:
-    def run() -> None:
-        wire.exchanges.clear()
-        code, out, err = _finish(_launch("codex", wire, agents, workdir, [*CODEX_EXEC, "Say hi"]))
-        if code != 0:
-            raise Missed(f"exit {code}:\n{out[-1500:]}\n{err[-1500:]}\n{wire.summary()}")
-        served = wire.posts("/v1/responses")
-        assert served and all(e.status == 200 for e in served), wire.summary()
-        events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
-        said = [e["item"].get("text") or "" for e in events
-                if e.get("type") == "item.completed" and (e.get("item") or {}).get("type") == "agent_message"]
-        written = _responses_text(served[-1]).strip()
-        if not (said and written):
-            raise Missed(f"no answer in words:\n{out[-1500:]}\n{wire.summary()}")
-        assert said[-1].strip() == written
-
-    _attempts(run)
 
 
 # ---- OpenCode (chat completions) --------------------------------------------------------------------------
