@@ -28,6 +28,7 @@ from conformance.server import stop_server
 from conformance.web_server import WebServer, start_web_server
 
 WAIT_S = 120
+ESSAY_TRIES = 3
 
 
 @pytest.fixture(scope="module")
@@ -126,10 +127,18 @@ def _chat_flow(driver: webdriver.Chrome, web: WebServer, transport: str) -> None
     assert "tok" in reply.find_element(By.CLASS_NAME, "message-stats").text
     _shot(driver, f"chat-{transport}")
 
-    # A long reply, stopped mid-stream with the stop button: it keeps its text and says it was stopped.
-    _send(driver, "Write a 2000-word essay about the history of the ocean, with many sections and subsections.")
-    _wait(driver, lambda d: _streaming(d) and len(
-        _last_reply(d).find_element(By.CLASS_NAME, "message-content").text) > 20, "the long reply to stream")
+    # A long reply, stopped mid-stream with the stop button: it keeps its text and says it was stopped. The model
+    # samples, and now and then ends even this reply in a few words; then the same message is sent again.
+    for _ in range(ESSAY_TRIES):
+        _send(driver, "Write a 2000-word essay about the history of the ocean, with many sections and subsections.")
+        _wait(driver, lambda d: (_streaming(d) and len(
+            _last_reply(d).find_element(By.CLASS_NAME, "message-content").text) > 20) or (
+            not _streaming(d) and _last_reply(d).get_attribute("data-state") == "done"), "the long reply to stream")
+        if _streaming(driver):
+            break
+    else:
+        pytest.fail(f"the long reply ended by itself in each of {ESSAY_TRIES} tries")
+    turns = ["done", "done"] * (len(_messages(driver)) // 2 - 1) + ["done", "cancelled"]
     _shot(driver, f"streaming-{transport}")
     driver.find_element(By.ID, "stop").click()
     _wait(driver, lambda d: _last_reply(d).get_attribute("data-state") == "cancelled" and not _streaming(d),
@@ -145,9 +154,9 @@ def _chat_flow(driver: webdriver.Chrome, web: WebServer, transport: str) -> None
           "the session after a reload")
     row = next(s for s in _sessions(driver) if s.get_attribute("data-session-id") == session_id)
     row.find_element(By.CLASS_NAME, "session-title").click()
-    _wait(driver, lambda d: len(_messages(d)) == 4, "the session's four messages")
+    _wait(driver, lambda d: len(_messages(d)) == len(turns), "the session's messages")
     states = [m.get_attribute("data-state") for m in _messages(driver)]
-    assert states == ["done", "done", "done", "cancelled"]
+    assert states == turns
     assert first_text in _messages(driver)[1].text
 
     # Fork at the first reply: a new session holding the first two messages.
@@ -169,7 +178,7 @@ def _chat_flow(driver: webdriver.Chrome, web: WebServer, transport: str) -> None
     assert all(s.get_attribute("data-session-id") != fork_id for s in _sessions(driver))
     assert not _errors(driver), _errors(driver)
     stored = web.rpc("session.get", session_id=session_id)["messages"]
-    assert [m["state"] for m in stored] == ["done", "done", "done", "cancelled"]
+    assert [m["state"] for m in stored] == turns
 
 
 def test_the_page_over_sse(browser: webdriver.Chrome, web: WebServer) -> None:
