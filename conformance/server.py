@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Literal
 
 import httpx
+from prometheus_client.parser import text_string_to_metric_families
 
 DEFAULT_MODEL = "smollm2-135m-instruct"
 SECOND_MODEL = "gemma3-270m"
@@ -73,6 +74,16 @@ def wait_healthy(process: subprocess.Popen[bytes], url: str, *, timeout_s: float
             pass
         time.sleep(interval_s)
     return "timeout"
+
+
+def metric(http: httpx.Client, name: str, **labels: str) -> float:
+    """The value of the server's sample ``name`` whose labels include ``labels`` (GET /metrics), 0 when there is
+    none."""
+    for family in text_string_to_metric_families(http.get("/metrics").text):
+        for sample in family.samples:
+            if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items()):
+                return float(sample.value)
+    return 0.0
 
 
 def stop_server(server: RunningServer) -> None:

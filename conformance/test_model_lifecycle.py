@@ -19,7 +19,7 @@ import openai
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from conformance.server import DEFAULT_MODEL, SECOND_MODEL, RunningServer, start_server, stop_server
+from conformance.server import DEFAULT_MODEL, SECOND_MODEL, RunningServer, metric, start_server, stop_server
 from superfluid.engine.models.model_sources import resolve
 
 IDLE_S = 6
@@ -61,14 +61,6 @@ def _chat(model: str, **extra: Any) -> dict[str, Any]:
             "temperature": 0, **extra}
 
 
-def _metric(http: httpx.Client, name: str, **labels: str) -> float:
-    for family in text_string_to_metric_families(http.get("/metrics").text):
-        for sample in family.samples:
-            if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items()):
-                return float(sample.value)
-    return 0.0
-
-
 def _state(http: httpx.Client, model: str) -> str:
     for family in text_string_to_metric_families(http.get("/metrics").text):
         for sample in family.samples:
@@ -104,7 +96,7 @@ def test_discovery_routes_never_load_a_cold_model(http: httpx.Client) -> None:
     assert [m["name"] for m in http.get("/api/ps").json()["models"]] == [DEFAULT_MODEL]
     assert http.get("/slots", params={"model": SECOND_MODEL}).status_code == 404
     assert _state(http, SECOND_MODEL) == "unloaded"
-    assert _metric(http, "superfluid_model_loads_total", model=SECOND_MODEL, outcome="ok") == 0
+    assert metric(http, "superfluid_model_loads_total", model=SECOND_MODEL, outcome="ok") == 0
 
 
 def test_concurrent_requests_share_one_load_and_the_wait_shows(fleet: RunningServer, http: httpx.Client) -> None:
@@ -119,7 +111,7 @@ def test_concurrent_requests_share_one_load_and_the_wait_shows(fleet: RunningSer
         slot = http.get("/slots", params={"model": SECOND_MODEL})
         if slot.status_code == 200 and slot.json()[0]["state"] == "loading":
             seen["slot"] = slot.json()[0]
-            seen["metric"] = _metric(http, "superfluid_model_load_waiting", model=SECOND_MODEL)
+            seen["metric"] = metric(http, "superfluid_model_load_waiting", model=SECOND_MODEL)
             return bool(seen["slot"]["load_waiting"] == 3 and seen["metric"] == 3)  # all three wait (not counted)
         return False
 
@@ -127,13 +119,13 @@ def test_concurrent_requests_share_one_load_and_the_wait_shows(fleet: RunningSer
     assert seen["slot"]["lanes"] == [] and seen["slot"]["waiting"] >= 1
     # Requests waiting for a load are seconds from any queue: the default model's idle engine does not wait for
     # them before its first decode (this server runs with --gather-ms 20; docs/scheduling.md, "Bursts").
-    gathers = _metric(http, "superfluid_engine_gathers_total", model=DEFAULT_MODEL)
+    gathers = metric(http, "superfluid_engine_gathers_total", model=DEFAULT_MODEL)
     assert http.post("/v1/chat/completions", json=_chat(DEFAULT_MODEL)).status_code == 200
-    assert _metric(http, "superfluid_engine_gathers_total", model=DEFAULT_MODEL) == gathers
+    assert metric(http, "superfluid_engine_gathers_total", model=DEFAULT_MODEL) == gathers
     for thread, _ in asking:
         thread.join(180)
     assert [out[0] for _, out in asking] == [200, 200, 200]
-    assert _metric(http, "superfluid_model_loads_total", model=SECOND_MODEL, outcome="ok") == 1
+    assert metric(http, "superfluid_model_loads_total", model=SECOND_MODEL, outcome="ok") == 1
     assert http.get("/slots", params={"model": SECOND_MODEL}).json()[0]["state"] == "loaded"
 
 
@@ -157,7 +149,7 @@ def test_two_models_serve_together_and_the_idle_one_unloads(fleet: RunningServer
         assert time.monotonic() - started < IDLE_S + 30, "the idle model never unloaded"
         time.sleep(0.5)
     assert time.monotonic() - started >= IDLE_S - 1
-    assert _metric(http, "superfluid_model_unloads_total", model=SECOND_MODEL, reason="idle") == 1
+    assert metric(http, "superfluid_model_unloads_total", model=SECOND_MODEL, reason="idle") == 1
     assert _state(http, DEFAULT_MODEL) == "loaded"
 
 
@@ -165,7 +157,7 @@ def test_models_max_unloads_the_least_recently_used(http: httpx.Client) -> None:
     assert http.post("/v1/chat/completions", json=_chat(SECOND_MODEL)).status_code == 200
     assert http.post("/v1/chat/completions", json=_chat(DEFAULT_MODEL)).status_code == 200
     assert http.post("/v1/chat/completions", json=_chat("twin")).status_code == 200  # a third: Gemma goes
-    assert _metric(http, "superfluid_model_unloads_total", model=SECOND_MODEL, reason="lru") == 1
+    assert metric(http, "superfluid_model_unloads_total", model=SECOND_MODEL, reason="lru") == 1
     assert sorted(m["name"] for m in http.get("/api/ps").json()["models"]) == sorted([DEFAULT_MODEL, "twin"])
 
 
@@ -175,7 +167,7 @@ STREAM_TOKENS = 600
 def test_unload_waits_for_running_requests_and_new_ones_wait_for_the_reload(fleet: RunningServer,
                                                                              http: httpx.Client) -> None:
     assert _state(http, "twin") == "loaded"
-    reloads = _metric(http, "superfluid_model_loads_total", model="twin", outcome="ok")
+    reloads = metric(http, "superfluid_model_loads_total", model="twin", outcome="ok")
     first_line = threading.Event()
 
     def long_stream() -> str:
@@ -208,8 +200,8 @@ def test_unload_waits_for_running_requests_and_new_ones_wait_for_the_reload(flee
     assert unloaded[0].status_code == 200 and unloaded[0].json() == {"id": "twin", "object": "model", "loaded": False}
     later.join(180)
     assert answered[0].status_code == 200  # it waited, then the model loaded again
-    assert _metric(http, "superfluid_model_loads_total", model="twin", outcome="ok") == reloads + 1
-    assert _metric(http, "superfluid_model_unloads_total", model="twin", reason="admin") == 1
+    assert metric(http, "superfluid_model_loads_total", model="twin", outcome="ok") == reloads + 1
+    assert metric(http, "superfluid_model_unloads_total", model="twin", reason="admin") == 1
 
 
 def test_load_route_statuses(fleet: RunningServer, http: httpx.Client) -> None:

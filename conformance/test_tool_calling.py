@@ -17,6 +17,7 @@ import pytest
 from openai import OpenAI
 from openai.types.chat import ChatCompletion, ChatCompletionMessageFunctionToolCall
 
+from conformance.server import metric
 from conformance.tool_checks import (
     ASK,
     PARALLEL_ASK,
@@ -38,6 +39,7 @@ from conformance.tool_checks import (
 CALL_TOKENS = 60  # room for one whole call
 PARALLEL_TOKENS = 80
 REPEAT_CAP = 400  # far more than a few calls take
+REPEATS = "superfluid_tool_call_repeats_total"  # replies the server ended at a repeated call
 
 
 # ---- tool_choice on the bundled model (generic format) ---------------------------------------------------
@@ -111,32 +113,25 @@ def test_parallel_calls_are_each_runnable(client: OpenAI, model: str) -> None:
         runnable(call)
 
 
-def _repeats(base_url: str, model: str) -> float:
-    """The server's count of replies ended at a repeated call, for ``model`` (GET /metrics)."""
-    text = httpx.get(f"{base_url}/metrics", timeout=10).text
-    for line in text.splitlines():
-        if line.startswith("superfluid_tool_call_repeats_total{") and f'model="{model}"' in line:
-            return float(line.rsplit(" ", 1)[1])
-    return 0.0
-
-
-def test_a_repeated_call_ends_the_reply(client: OpenAI, model: str, base_url: str) -> None:
+def test_a_repeated_call_ends_the_reply(client: OpenAI, model: str, http: httpx.Client) -> None:
     # Greedy, with parallel calls allowed, the 135M model goes on calling after the calls a question needs, and
     # soon writes one it already made. The server drops the repeat and ends the reply there (tool-calling.md), far
     # before the cap, with each call once; its metrics count the replies it ended so. Each ask is a reply that
     # must hold no repeat; at least one of them must have been ended by the guard (not by the model).
     ended_by_guard = 0
     for ask in (PARALLEL_ASK, "What is the weather in Paris, London and Rome?"):
-        before = _repeats(base_url, model)
+        before = metric(http, REPEATS, model=model)
         reply = client.chat.completions.create(model=model, messages=user(ask), tools=TOOLS, tool_choice="required",
                                                parallel_tool_calls=True, max_tokens=REPEAT_CAP, temperature=0)
         choice = reply.choices[0]
+        made = list(choice.message.tool_calls or [])
+        assert all(isinstance(c, ChatCompletionMessageFunctionToolCall) for c in made)
         calls = [(c.function.name, json.dumps(json.loads(c.function.arguments), sort_keys=True))
-                 for c in choice.message.tool_calls or []]
+                 for c in made if isinstance(c, ChatCompletionMessageFunctionToolCall)]
         assert calls and len(set(calls)) == len(calls), calls
         assert choice.finish_reason == "tool_calls"
         assert reply.usage is not None and reply.usage.completion_tokens < REPEAT_CAP
-        ended_by_guard += int(_repeats(base_url, model) - before)
+        ended_by_guard += int(metric(http, REPEATS, model=model) - before)
     assert ended_by_guard >= 1, "a repeated call ended one of the replies"
 
 

@@ -26,7 +26,8 @@ def _convert(messages: list[dict[str, Any]], **body: Any) -> tuple[ChatMessage, 
 
 def _model(thinks: bool, switch: str = "enable_thinking") -> ServedModel:
     profile = SimpleNamespace(dialect=lambda: {"enable_thinking": thinks})
-    template = SimpleNamespace(thinks=thinks, variables=frozenset({switch} if thinks else ()))
+    variables = frozenset({switch} if thinks else ())
+    template = SimpleNamespace(thinks=thinks, variables=variables, thinking_switch=ChatTemplate.switch_among(variables))
     return cast(ServedModel, SimpleNamespace(id=M, profile=profile, template=template))
 
 

@@ -17,7 +17,8 @@ PUBLISHED = Path(__file__).parents[1] / "engine" / "models" / "published_templat
 
 
 def _template(variables: set[str], thinks: bool = False) -> Any:
-    return SimpleNamespace(variables=frozenset(variables), thinks=thinks, name="t")
+    return SimpleNamespace(variables=frozenset(variables), thinks=thinks, name="t",
+                           thinking_switch=ChatTemplate.switch_among(variables))
 
 
 # ---- input -> items ------------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from superfluid.engine import (
 )
 from superfluid.errors import InvalidRequest
 from superfluid.handlers import openai_params
-from superfluid.handlers.conversation import refuse_media, thinking_switch
+from superfluid.handlers.conversation import can_switch_thinking, refuse_media
 
 MEDIA_BLOCKS = {"image": "images", "document": "documents"}
 """Block types that carry media, and how a refusal names what they carry."""
@@ -198,7 +198,7 @@ def thinking_kwargs(raw: Mapping[str, Any] | None, model: ServedModel) -> dict[s
         return {}
     if raw["type"] == "disabled":
         return {"enable_thinking": False}
-    return {"enable_thinking": True} if thinking_switch(model.template) else {}
+    return {"enable_thinking": True} if can_switch_thinking(model.template) else {}
 
 
 def shows_thinking(body: Mapping[str, Any]) -> bool:

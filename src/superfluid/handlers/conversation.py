@@ -22,17 +22,17 @@ THINKING_EFFORT = {"minimal": "low", "low": "low", "medium": "high", "high": "hi
 max when unset): minimal and low are low, medium and high are high, xhigh and max are max."""
 
 
-def thinking_switch(template: ChatTemplate) -> bool:
-    """Whether a request can switch this template's thinking: it reads ``enable_thinking``, or thinks and reads
-    ``thinking`` (Kimi K3, on by default; Granite 3.3, off by default), which gets the request's ``enable_thinking``
-    under that name (``ChatTemplate.request_variables``)."""
-    return "enable_thinking" in template.variables or ("thinking" in template.variables and template.thinks)
+def can_switch_thinking(template: ChatTemplate) -> bool:
+    """Whether a request can switch this template's thinking: its switch (``ChatTemplate.thinking_switch``) is
+    ``enable_thinking``, or ``thinking`` on a template that thinks (Kimi K3, on by default; Granite 3.3, off by
+    default), which gets the request's ``enable_thinking`` under that name (``ChatTemplate.request_variables``)."""
+    return template.thinking_switch == "enable_thinking" or (template.thinking_switch == "thinking" and template.thinks)
 
 
 def reasoning_kwargs(effort: str | None, template: ChatTemplate) -> dict[str, Any]:
     """A reasoning level (chat's ``reasoning_effort``, the Responses API's ``reasoning.effort``) as the model's
     template can take it: a template that reads ``reasoning_effort`` gets the level; one with a thinking switch
-    (:func:`thinking_switch`) gets ``enable_thinking`` (false for "none"), plus the level as
+    (:func:`can_switch_thinking`) gets ``enable_thinking`` (false for "none"), plus the level as
     :data:`THINKING_EFFORT` maps it where it reads ``thinking_effort`` (Kimi K3). Granite 3.3's switch is off by
     default, so any level but "none" turns its thinking on; its answer then comes wrapped in ``<response>`` tags,
     which the engine takes out. A template that cannot think gets nothing: the setting is accepted and the model
@@ -40,7 +40,7 @@ def reasoning_kwargs(effort: str | None, template: ChatTemplate) -> dict[str, An
     "Reasoning settings")."""
     if effort is None:
         return {}
-    switch = thinking_switch(template)
+    switch = can_switch_thinking(template)
     if effort == "none":
         return {"enable_thinking": False} if switch else {}
     if "reasoning_effort" in template.variables:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Collection
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, ClassVar
@@ -155,10 +156,15 @@ class ChatTemplate:
         """The (open, close) this template's replies wrap their answer in (Granite 3.3's ``<response>``), None for
         most: the reply's content is read without them."""
         self.thinks = found is not None or "<think>" in source or "enable_thinking" in self.variables
-        self.thinking_switch: str | None = next((n for n in self.THINKING_SWITCHES if n in self.variables), None)
+        self.thinking_switch = self.switch_among(self.variables)
         """The variable this template's thinking switch reads (``enable_thinking`` for most, ``thinking`` for Kimi
         K3 and Granite 3.3), None where it has none."""
         self._thinks_by_default = self._switch_default()
+
+    @classmethod
+    def switch_among(cls, variables: Collection[str]) -> str | None:
+        """The thinking switch of a template that reads ``variables``: the first of THINKING_SWITCHES it reads."""
+        return next((name for name in cls.THINKING_SWITCHES if name in variables), None)
 
     def _switch_default(self) -> bool:
         """Whether the thinking switch is on when a request leaves it alone: ``enable_thinking`` is passed on

@@ -349,8 +349,9 @@ class ServedModel:
             raise ValueError("a prepared prompt's grammar matchers serve one generation only")
         max_new = self.max_new_tokens(request, len(prepared.tokens))
         sink = EventSink(asyncio.get_running_loop(), direct)
-        thinking = isinstance(request.prompt, ChatPrompt) and self.template.thinks
-        answer_tags = self.template.answer_tags if isinstance(request.prompt, ChatPrompt) else None
+        chat = isinstance(request.prompt, ChatPrompt)
+        thinking = chat and self.template.thinks
+        answer_tags = self.template.answer_tags if chat else None
         banned = self.llama.eog_tokens if request.sampling.ignore_eos else ()
         plan = prepared.plan
         deadline = None
