@@ -162,3 +162,20 @@ def test_ollama_calls_or_words_and_a_call_history(family: Family) -> None:
         if not reply.message.tool_calls:
             words = reply.message.content or ""
             assert "<tool_call>" not in words and "<function=" not in words and "tool▁call" not in words, words
+
+
+def test_ollama_think_level_is_taken_or_refused(family: Family) -> None:
+    """A think level reaches a template that reads one (gpt-oss's ``reasoning_effort``, Kimi K3's
+    ``thinking_effort``) and is a 400 naming ``think`` on the others; never a 5xx."""
+    takes = httpx.get(family.base_url + "/props", timeout=30).json()["capabilities"]["dialect"]["reasoning_effort"]
+    ask = [{"role": "user", "content": "Hi."}]
+    options = {"temperature": 0, "num_predict": 4}
+    if not takes:
+        with pytest.raises(ollama.ResponseError) as error:
+            family.ollama.chat(model=DEFAULT_MODEL, messages=ask, think="low", options=options)
+        assert error.value.status_code == 400 and "think" in str(error.value)
+        return
+    reply = family.ollama.chat(model=DEFAULT_MODEL, messages=ask, think="low", options=options)
+    assert reply.done and reply.eval_count
+    if family.fmt == "kimi_k3":  # the level turns thinking on: the prompt ends inside the reasoning block
+        assert reply.message.thinking, reply.message

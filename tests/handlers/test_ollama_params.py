@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from superfluid.engine.decoding.grammar import ANY_JSON_OBJECT
+from superfluid.engine.models.chat_template import ChatTemplate
 from superfluid.engine.types import ChatPrompt, FimPrompt, SamplingParams, TextPrompt
 from superfluid.errors import InvalidRequest, NotFound, UnsupportedInput, UnsupportedParameter
 from superfluid.handlers import ollama_params as params
+
+PUBLISHED = Path(__file__).parents[1] / "engine" / "models" / "published_templates"
 
 # ---- fields -----------------------------------------------------------------------------------------
 
@@ -124,11 +128,27 @@ def test_num_ctx_must_be_the_window() -> None:
 # ---- output shaping ---------------------------------------------------------------------------------
 
 
+def _template(name: str) -> ChatTemplate:
+    return ChatTemplate((PUBLISHED / name).read_text(), name=name, bos_token="<s>", eos_token="</s>")
+
+
 def test_think_maps_to_template_variables() -> None:
-    assert params.think_kwargs(None) == {}
-    assert params.think_kwargs(True) == {"enable_thinking": True}
-    assert params.think_kwargs(False) == {"enable_thinking": False}
-    assert params.think_kwargs("high") == {"reasoning_effort": "high"}
+    gpt_oss = _template("openai-gpt-oss-120b.jinja")
+    assert params.think_kwargs(None, gpt_oss) == {}
+    assert params.think_kwargs(True, gpt_oss) == {"enable_thinking": True}
+    assert params.think_kwargs(False, gpt_oss) == {"enable_thinking": False}
+    assert params.think_kwargs("high", gpt_oss) == {"reasoning_effort": "high"}
+
+
+@pytest.mark.parametrize(("think", "level"), [("low", "low"), ("medium", "high"), ("high", "high")])
+def test_a_think_level_reaches_kimi_k3_as_its_thinking_effort(think: str, level: str) -> None:
+    kimi = _template("Kimi-K3.jinja")
+    assert kimi.reasoning_levels
+    params.refuse_unsupported_think(think, "kimi", {"enable_thinking": kimi.thinks,
+                                                    "reasoning_effort": kimi.reasoning_levels})
+    kwargs = params.think_kwargs(think, kimi)
+    assert kwargs == {"enable_thinking": True, "thinking_effort": level}
+    assert f"`thinking_effort={level}`" in kimi.render([{"role": "user", "content": "Hi."}], kwargs=kwargs).text
 
 
 def test_think_needs_a_template_that_thinks() -> None:
@@ -229,7 +249,7 @@ def test_generate_prompts() -> None:
     templated = params.generate_prompt({"prompt": "p", "system": "s", "think": False}, "m")
     assert isinstance(templated, ChatPrompt)
     assert [(m.role, m.content) for m in templated.messages] == [("system", "s"), ("user", "p")]
-    assert templated.template_kwargs == {"enable_thinking": False}
+    assert templated.template_kwargs == {}  # think is read once the model's template is known (generate())
     assert params.generate_prompt({"prompt": "p", "raw": True}, "m") == TextPrompt("p")
     assert params.generate_prompt({"prompt": "p", "suffix": "s"}, "m") == FimPrompt(prefix="p", suffix="s")
     assert isinstance(params.generate_prompt({"prompt": "p", "suffix": ""}, "m"), ChatPrompt)

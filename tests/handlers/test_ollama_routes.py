@@ -120,6 +120,7 @@ class _Stream:
 class _Model(FakeModel):
     id = "fake"
     n_ctx = 1024
+    template = SimpleNamespace(variables=frozenset(), thinks=False, thinking_switch=None, name="fake")
 
     def __init__(self) -> None:
         self.requests: list[GenerationRequest] = []

@@ -36,7 +36,7 @@ async def chat() -> Response:
     qos, invariant = qos_and_invariance()
     request = GenerationRequest(
         model=model.id,
-        prompt=ChatPrompt(messages=messages, template_kwargs=params.think_kwargs(think)),
+        prompt=ChatPrompt(messages=messages, template_kwargs=params.think_kwargs(think, model.template)),
         sampling=options.sampling,
         max_tokens=options.max_tokens(model.n_ctx),
         stop=options.stop,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from starlette.responses import Response
 
@@ -31,6 +32,7 @@ async def generate() -> Response:
         return replies.preloaded("generate", model.id, stream=stream)
     if isinstance(prompt, ChatPrompt):
         params.refuse_unsupported_think(body.get("think"), model.id, model.profile.dialect())
+        prompt = replace(prompt, template_kwargs=params.think_kwargs(body.get("think"), model.template))
     is_fim = isinstance(prompt, FimPrompt)
     qos, invariant = qos_and_invariance("completion" if is_fim else "interactive")
     serving = await admit_fim(model) if is_fim else model

@@ -16,6 +16,7 @@ from superfluid.engine import (
     ANY_JSON_OBJECT,
     ChatMessage,
     ChatPrompt,
+    ChatTemplate,
     Constraint,
     FimPrompt,
     Prompt,
@@ -25,7 +26,7 @@ from superfluid.engine import (
     ToolSpec,
 )
 from superfluid.errors import InvalidRequest, NotFound, UnsupportedParameter
-from superfluid.handlers.conversation import refuse_media, refuse_thinking
+from superfluid.handlers.conversation import reasoning_kwargs, refuse_media, refuse_thinking
 
 CHAT_FIELDS = frozenset({"model", "messages", "tools", "stream", "format", "think", "logprobs", "top_logprobs",
                          "options", "keep_alive"})
@@ -154,13 +155,15 @@ def read_options(raw: Mapping[str, Any] | None) -> Options:
 # ---- output shaping ---------------------------------------------------------------------------------------
 
 
-def think_kwargs(think: bool | str | None) -> dict[str, Any]:
-    """``think`` -> chat template variables: a boolean switches thinking, a level sets the effort."""
+def think_kwargs(think: bool | str | None, template: ChatTemplate) -> dict[str, Any]:
+    """``think`` -> chat template variables: a boolean switches thinking, a level ("low", "medium", "high") sets
+    the effort as the template takes it (``reasoning_effort``, or Kimi K3's ``thinking_effort``; see
+    :func:`superfluid.handlers.conversation.reasoning_kwargs`)."""
     if think is None:
         return {}
     if isinstance(think, bool):
         return {"enable_thinking": think}
-    return {"reasoning_effort": think}
+    return reasoning_kwargs(think, template)
 
 
 def refuse_unsupported_think(think: bool | str | None, model: str, dialect: Mapping[str, Any]) -> None:
@@ -286,4 +289,4 @@ def generate_prompt(body: Mapping[str, Any], model: str) -> Prompt:
     if body.get("system"):
         messages.append(ChatMessage(role="system", content=body["system"]))
     messages.append(ChatMessage(role="user", content=prompt))
-    return ChatPrompt(messages=tuple(messages), template_kwargs=think_kwargs(body.get("think")))
+    return ChatPrompt(messages=tuple(messages))

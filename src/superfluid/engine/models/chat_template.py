@@ -143,7 +143,6 @@ class ChatTemplate:
         except jinja2.TemplateSyntaxError as exc:
             raise TemplateCompileError(f"chat template {name}, line {exc.lineno}: {exc.message}") from exc
         self.variables: frozenset[str] = frozenset(jinja2.meta.find_undeclared_variables(parsed))
-        self.reasoning_levels = "reasoning_effort" in self.variables
         # FireFunction's template reads the tools as `functions` (a JSON string), as llama.cpp hands them to it.
         self.supports_tools = "tools" in self.variables or "functions" in self.variables
         self._tools_none = self._renders_with_tools_none()
@@ -159,6 +158,10 @@ class ChatTemplate:
         self.thinking_switch = self.switch_among(self.variables)
         """The variable this template's thinking switch reads (``enable_thinking`` for most, ``thinking`` for Kimi
         K3 and Granite 3.3), None where it has none."""
+        self.reasoning_levels = "reasoning_effort" in self.variables or (
+            "thinking_effort" in self.variables and self.thinks and self.thinking_switch is not None)
+        """Whether a request's reasoning level reaches this template: it reads ``reasoning_effort``, or it can
+        switch its thinking and reads ``thinking_effort`` (Kimi K3; see handlers.conversation.reasoning_kwargs)."""
         self._thinks_by_default = self._switch_default()
 
     @classmethod
