@@ -20,12 +20,10 @@ under one adapter set are wrong under another.
 
 from __future__ import annotations
 
-import ctypes
-
 import llama_cpp
 
 from superfluid.engine.scheduling.job import Job, Lane, common_prefix
-from superfluid.engine.scheduling.kv_disk import BLOCK, KvDiskTier, restore, spill
+from superfluid.engine.scheduling.kv_disk import BLOCK, KvDiskTier, byte_buffer, restore, spill
 
 STREAM_COPY_RATIO = 32
 """A prefix is copied between streams when it is at least 1/32 of the donor's cells (the copy moves them all).
@@ -185,7 +183,7 @@ def _seat(job: Job, lane: Lane, keep: int) -> None:
 def _load_copy(donor: Lane, lane: Lane) -> bool:
     """Copy the donor lane's cells into ``lane``'s stream through llama.cpp's sequence state; False if it failed."""
     size = int(llama_cpp.llama_state_seq_get_size(lane.ctx, donor.seq))
-    state = (ctypes.c_uint8 * size)()
+    state = byte_buffer(size)
     saved = int(llama_cpp.llama_state_seq_get_data(lane.ctx, state, size, donor.seq))
     return saved > 0 and int(llama_cpp.llama_state_seq_set_data(lane.ctx, state, saved, lane.seq)) == saved
 

@@ -32,6 +32,7 @@ import ctypes
 import hashlib
 import json
 import logging
+import mmap
 import os
 import queue
 import struct
@@ -224,7 +225,7 @@ class KvDiskTier:
                 header = json.loads(handle.read(header_len))
                 handle.seek(4 * n_tokens, os.SEEK_CUR)
                 size = int(header["payload"])
-                payload = (ctypes.c_uint8 * size)()
+                payload = byte_buffer(size)
                 if handle.readinto(payload) != size or handle.read(1):
                     raise ValueError("the payload is not the length its header gives")
         except (OSError, ValueError, KeyError, TypeError, struct.error) as exc:
@@ -335,6 +336,14 @@ class KvDiskTier:
             self._drop(keep)
 
 
+def byte_buffer(size: int) -> Any:
+    """A ctypes byte array of ``size`` in an anonymous mapping of its own, unmapped the moment the array is dropped.
+    A lane's cells are megabytes; from malloc, after the first such buffer is freed glibc raises its mmap
+    threshold and serves the next ones from the heap, where they leave holes it cannot give back (a mixed soak's
+    RSS crept up by tens of MB; docs/performance.md, "A ten-minute mixed soak")."""
+    return (ctypes.c_uint8 * size).from_buffer(mmap.mmap(-1, max(size, 1)))
+
+
 def _read_header(path: Path) -> Saved | None:
     try:
         size = path.stat().st_size
@@ -379,7 +388,7 @@ def spill(tier: KvDiskTier | None, lane: Any) -> None:
     size = int(llama_cpp.llama_state_seq_get_size(lane.ctx, lane.seq))
     if size <= 0:
         return
-    buffer = (ctypes.c_uint8 * size)()
+    buffer = byte_buffer(size)
     written = int(llama_cpp.llama_state_seq_get_data(lane.ctx, buffer, size, lane.seq))
     if written > 0:
         tier.save(lane.tokens, adapters, buffer, written)
