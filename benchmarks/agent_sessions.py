@@ -15,7 +15,7 @@ The server runs on its default flags (the prefix cache's disk tier on, as users 
 it); its comparison is left open in issue 33.
 
 Run: ``python -m benchmarks.agent_sessions [--record] [--agents claude,codex,opencode] [--server-flags '...']
-[--name NAME]``. Never part of the test suite.
+[--name NAME] [--logs DIR]``. Never part of the test suite.
 """
 
 from __future__ import annotations
@@ -113,14 +113,17 @@ def main() -> None:
     parser.add_argument("--server-flags", default="", help="more flags for serve (e.g. '--kv-disk-bytes 0' for "
                         "the prefix cache in memory alone)")
     parser.add_argument("--name", default="agent-sessions", help="the record's name in benchmarks/results")
+    parser.add_argument("--logs", default="", help="keep the servers' logs in this folder (default: removed)")
     args = parser.parse_args()
     bin_dir = agent_bin()
     flags = f", {args.server_flags}" if args.server_flags else ", otherwise default flags (disk tier on)"
     lines = [f"model {MODEL}, --ctx-size {WINDOW}{flags}, a cold server per agent; each turn cut after {TURN_S} s",
              "", "agent     turn  prompt cached  share  ttft s  status  reqs  cached over the turn's requests"]
     with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(args.logs or tmp)
+        folder.mkdir(parents=True, exist_ok=True)
         for agent in args.agents.split(","):
-            lines += _session(agent, bin_dir, Path(tmp), args.server_flags.split())
+            lines += _session(agent, bin_dir, folder, args.server_flags.split())
             print("\n".join(lines[-5:]), flush=True)
     report = "\n".join(lines)
     print(report)

@@ -63,11 +63,18 @@ def test_the_key_file_gives_its_first_key(tmp_path: Path, monkeypatch: pytest.Mo
 
 def test_the_models_window_reaches_each_agent() -> None:
     sized = Target("http://h:1", "m", None, 32768)
-    assert AGENTS["claude"].launch(sized, []).environment["CLAUDE_CODE_MAX_CONTEXT_TOKENS"] == "32768"
+    claude = AGENTS["claude"].launch(sized, []).environment
+    # Claude Code compacts at window - reply - 13,000: told 45,768 with 8,192 for a reply, at 24,576, where the
+    # prompt and a whole reply just fit the real 32,768.
+    assert claude["CLAUDE_CODE_MAX_OUTPUT_TOKENS"] == "8192" and claude["CLAUDE_CODE_MAX_CONTEXT_TOKENS"] == "45768"
+    assert int(claude["CLAUDE_CODE_MAX_CONTEXT_TOKENS"]) - 8192 - 13_000 == 32768 - 8192
+    large = AGENTS["claude"].launch(Target("http://h:1", "m", None, 262144), []).environment
+    assert large["CLAUDE_CODE_MAX_OUTPUT_TOKENS"] == "20000"  # what Claude Code reserves at most
     assert "model_context_window=32768" in AGENTS["codex"].launch(sized, []).arguments
     config = json.loads(AGENTS["opencode"].launch(sized, []).environment["OPENCODE_CONFIG_CONTENT"])
     assert config["provider"]["superfluid"]["models"]["m"]["limit"] == {"context": 32768, "output": 8192}
     assert config["provider"]["superfluid"]["models"]["m"]["temperature"] is True  # the agent's setting is sent
     unsized = Target("http://h:1", "m")
-    assert "CLAUDE_CODE_MAX_CONTEXT_TOKENS" not in AGENTS["claude"].launch(unsized, []).environment
+    assert not {"CLAUDE_CODE_MAX_CONTEXT_TOKENS", "CLAUDE_CODE_MAX_OUTPUT_TOKENS"} & set(
+        AGENTS["claude"].launch(unsized, []).environment)
     assert not any("model_context_window" in a for a in AGENTS["codex"].launch(unsized, []).arguments)

@@ -41,6 +41,12 @@ class Agent:
         return BUILDERS[self.name](self, target, passed)
 
 
+CLAUDE_SUMMARY_BUFFER = 13_000
+"""Tokens Claude Code keeps free below its window for a compaction summary, on top of the reply budget (constants
+of Claude Code 2.1: its auto-compact threshold is window - min(reply budget, CLAUDE_REPLY_RESERVE_CAP) - this)."""
+CLAUDE_REPLY_RESERVE_CAP = 20_000
+
+
 def _claude(agent: Agent, target: Target, passed: list[str]) -> Launch:
     environment = {
         "ANTHROPIC_BASE_URL": target.url,
@@ -60,9 +66,16 @@ def _claude(agent: Agent, target: Target, passed: list[str]) -> Launch:
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
     }
     if target.window:
-        # Claude Code does not know a local model's window and assumes a huge one; told the real one, it compacts
-        # the conversation before the server would have to refuse it.
-        environment["CLAUDE_CODE_MAX_CONTEXT_TOKENS"] = str(target.window)
+        # Claude Code does not know a local model's window and assumes a huge one; told it, it compacts the
+        # conversation before the server would have to refuse it. It compacts once the prompt passes the window
+        # less the reply budget (at most 20,000) less a fixed 13,000-token summary buffer, sized for 200,000-token
+        # windows: on a 32,768 window with its default budget of 32,000 that is below its own first prompt (about
+        # 12,200 tokens), so it compacted on the second turn and the rewritten conversation lost the cache. With a
+        # quarter of the window for a reply (as OpenCode gets) and the buffer added to the window it is told, it
+        # compacts when the prompt and a whole reply no longer fit the real window (docs/launch.md).
+        reply = min(target.window // 4, CLAUDE_REPLY_RESERVE_CAP)
+        environment["CLAUDE_CODE_MAX_OUTPUT_TOKENS"] = str(reply)
+        environment["CLAUDE_CODE_MAX_CONTEXT_TOKENS"] = str(target.window + CLAUDE_SUMMARY_BUFFER)
     return Launch(agent.program, [], environment)
 
 
