@@ -4,6 +4,7 @@ crash-safely, bounded by the budget, and never loaded when torn, foreign or of a
 from __future__ import annotations
 
 import ctypes
+import gc
 import os
 import time
 from pathlib import Path
@@ -37,6 +38,24 @@ def test_a_prompt_finds_the_longest_saved_prefix_and_reads_it_back(tmp_path: Pat
     assert loaded is not None and bytes(loaded.payload) == bytes([7]) * 4096
     assert tier.find(conversation[:BLOCK - 1] + [1] * 100, "()") is None  # less than one block in common
     assert tier.find(prompt, "(adapter,)") is None  # another adapter set computes other keys and values
+    tier.close()
+
+
+def test_a_read_prefix_maps_the_file_until_it_is_dropped(tmp_path: Path) -> None:
+    """A request waiting for a lane holds its prefix as a mapping of the file (page cache, not the process's own
+    memory), and dropping it unmaps it: nothing stays behind for a request that ends."""
+    tier = _tier(tmp_path)
+    conversation = list(range(2000, 2200))
+    _save(tier, conversation, size=3 * 4096 + 5)
+    found = tier.find(conversation, "()")
+    assert found is not None
+    loaded = tier.read(found)
+    assert loaded is not None and bytes(loaded.payload) == bytes([7]) * (3 * 4096 + 5)
+    path = str(loaded.saved.path)
+    assert path in Path("/proc/self/maps").read_text()
+    del loaded
+    gc.collect()
+    assert path not in Path("/proc/self/maps").read_text()
     tier.close()
 
 

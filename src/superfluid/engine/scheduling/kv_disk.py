@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import hashlib
 import json
 import logging
@@ -38,6 +39,7 @@ import queue
 import struct
 import threading
 import time
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -223,11 +225,11 @@ class KvDiskTier:
                     raise ValueError("not a superfluid KV file")
                 header_len, n_tokens = _HEADER.unpack(head[len(MAGIC):])
                 header = json.loads(handle.read(header_len))
-                handle.seek(4 * n_tokens, os.SEEK_CUR)
+                offset = len(MAGIC) + _HEADER.size + header_len + 4 * n_tokens
                 size = int(header["payload"])
-                payload = byte_buffer(size)
-                if handle.readinto(payload) != size or handle.read(1):
+                if os.fstat(handle.fileno()).st_size != offset + size:
                     raise ValueError("the payload is not the length its header gives")
+                payload = _mapped(handle.fileno(), offset, size)
         except (OSError, ValueError, KeyError, TypeError, struct.error) as exc:
             log.warning("removing unusable KV file %s: %s", saved.path, exc)
             with self._lock:
@@ -336,12 +338,42 @@ class KvDiskTier:
             self._drop(keep)
 
 
+def _mapped(fd: int, offset: int, size: int) -> Any:
+    """``size`` bytes of the file from ``offset`` as a ctypes array over a private, read-only mapping of it, which
+    the kernel is asked to read ahead, unmapped when the array is dropped. A request waiting for a lane holds its
+    prefix this way: the bytes sit in the page cache, which the system can take back, not in this process's memory
+    (a queue of requests each holding a read copy of megabytes of cells grew the soak's RSS with the queue)."""
+    start = offset - offset % mmap.ALLOCATIONGRANULARITY
+    length = offset + size - start
+    libc = _libc()
+    address = libc.mmap(None, length, mmap.PROT_READ, mmap.MAP_PRIVATE, fd, start)
+    if address is None or address == _MAP_FAILED:
+        raise OSError(ctypes.get_errno(), "could not map the file")
+    libc.madvise(address, length, mmap.MADV_WILLNEED)
+    array = (ctypes.c_uint8 * size).from_address(address + offset - start)
+    weakref.finalize(array, libc.munmap, address, length)
+    return array
+
+
+_MAP_FAILED = ctypes.c_void_p(-1).value
+
+
+@functools.cache
+def _libc() -> Any:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    return libc
+
+
 def byte_buffer(size: int) -> Any:
     """A ctypes byte array of ``size`` in an anonymous mapping of its own, unmapped the moment the array is dropped.
     A lane's cells are megabytes; from malloc, after the first such buffer is freed glibc raises its mmap
     threshold and serves the next ones from the heap, where they leave holes it cannot give back (a mixed soak's
     RSS crept up by tens of MB; docs/performance.md, "A ten-minute mixed soak")."""
-    return (ctypes.c_uint8 * size).from_buffer(mmap.mmap(-1, max(size, 1)))
+    return (ctypes.c_uint8 * size).from_buffer(mmap.mmap(-1, max(size, 1), flags=mmap.MAP_PRIVATE))
 
 
 def _read_header(path: Path) -> Saved | None:
