@@ -18,7 +18,12 @@ from superfluid.engine.embedding.vectors import Vector, base64_le_f32, cosine_ra
 from superfluid.engine.embedding.vectors import normalize as normalize_vector
 from superfluid.engine.embedding.vectors import truncate as truncate_vector
 from superfluid.engine.models.catalog import entry_for
-from superfluid.engine.models.chat_template import BUILTIN_TEMPLATES, ChatTemplate, TemplateCompileError
+from superfluid.engine.models.chat_template import (
+    BUILTIN_TEMPLATES,
+    ChatTemplate,
+    TemplateCompileError,
+    can_switch_thinking,
+)
 from superfluid.engine.models.llama_model import (
     BACKEND_VERSION,
     flash_attention,
@@ -114,6 +119,7 @@ __all__ = [
     "Usage",
     "Vector",
     "base64_le_f32",
+    "can_switch_thinking",
     "check_template_file",
     "choose_tools",
     "cosine_ranking",

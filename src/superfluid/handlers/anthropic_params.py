@@ -21,11 +21,12 @@ from superfluid.engine import (
     ToolChoice,
     ToolPolicy,
     ToolSpec,
+    can_switch_thinking,
     choose_tools,
 )
 from superfluid.errors import InvalidRequest
 from superfluid.handlers import openai_params
-from superfluid.handlers.conversation import can_switch_thinking, refuse_media
+from superfluid.handlers.conversation import refuse_media
 
 MEDIA_BLOCKS = {"image": "images", "document": "documents"}
 """Block types that carry media, and how a refusal names what they carry."""

@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any, NoReturn
 
-from superfluid.engine import ChatTemplate, FinishReason
+from superfluid.engine import ChatTemplate, FinishReason, can_switch_thinking
 from superfluid.errors import EngineFailure, UnsupportedInput, UnsupportedParameter
 
 
@@ -20,13 +20,6 @@ def refuse_media(model: str, what: str, param: str) -> NoReturn:
 THINKING_EFFORT = {"minimal": "low", "low": "low", "medium": "high", "high": "high", "xhigh": "max", "max": "max"}
 """OpenAI's reasoning levels as a template that reads ``thinking_effort`` takes them (Kimi K3: low, high, max, and
 max when unset): minimal and low are low, medium and high are high, xhigh and max are max."""
-
-
-def can_switch_thinking(template: ChatTemplate) -> bool:
-    """Whether a request can switch this template's thinking: its switch (``ChatTemplate.thinking_switch``) is
-    ``enable_thinking``, or ``thinking`` on a template that thinks (Kimi K3, on by default; Granite 3.3, off by
-    default), which gets the request's ``enable_thinking`` under that name (``ChatTemplate.request_variables``)."""
-    return template.thinking_switch == "enable_thinking" or (template.thinking_switch == "thinking" and template.thinks)
 
 
 def reasoning_kwargs(effort: str | None, template: ChatTemplate) -> dict[str, Any]:

@@ -125,6 +125,13 @@ def close_reasoning(prompt: str, close: str = "</think>") -> str:
     return f"\n{close}\n\n" if prompt.endswith("\n") else f"\n\n{close}\n\n"
 
 
+def can_switch_thinking(template: ChatTemplate) -> bool:
+    """Whether a request can switch this template's thinking: its switch (``ChatTemplate.thinking_switch``) is
+    ``enable_thinking``, or ``thinking`` on a template that thinks (Kimi K3, on by default; Granite 3.3, off by
+    default), which gets the request's ``enable_thinking`` under that name (``ChatTemplate.request_variables``)."""
+    return template.thinking_switch == "enable_thinking" or (template.thinking_switch == "thinking" and template.thinks)
+
+
 class ChatTemplate:
     """One compiled template plus what it accepts."""
 
@@ -159,7 +166,7 @@ class ChatTemplate:
         """The variable this template's thinking switch reads (``enable_thinking`` for most, ``thinking`` for Kimi
         K3 and Granite 3.3), None where it has none."""
         self.reasoning_levels = "reasoning_effort" in self.variables or (
-            "thinking_effort" in self.variables and self.thinks and self.thinking_switch is not None)
+            "thinking_effort" in self.variables and can_switch_thinking(self))
         """Whether a request's reasoning level reaches this template: it reads ``reasoning_effort``, or it can
         switch its thinking and reads ``thinking_effort`` (Kimi K3; see handlers.conversation.reasoning_kwargs)."""
         self._thinks_by_default = self._switch_default()
