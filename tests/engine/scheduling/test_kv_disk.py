@@ -9,7 +9,14 @@ import os
 import time
 from pathlib import Path
 
-from superfluid.engine.scheduling.kv_disk import BLOCK, KvDiskTier, model_digest, tier_name
+from superfluid.engine.scheduling.kv_disk import (
+    BLOCK,
+    WRITE_SLICE,
+    KvDiskTier,
+    model_digest,
+    tier_name,
+    write_sliced,
+)
 
 
 def _payload(size: int, fill: int = 7) -> ctypes.Array[ctypes.c_uint8]:
@@ -56,6 +63,31 @@ def test_a_read_prefix_maps_the_file_until_it_is_dropped(tmp_path: Path) -> None
     del loaded
     gc.collect()
     assert path not in Path("/proc/self/maps").read_text()
+    tier.close()
+
+
+def test_a_payload_of_several_slices_is_written_in_slices_and_reads_back_whole(tmp_path: Path) -> None:
+    """A lane's cells are tens of MB; one write call that size held a core in the kernel for half a second on
+    the recording VM, so the payload goes out in slices, and the file still holds every byte in order."""
+    sizes: list[int] = []
+
+    class Recording:
+        def write(self, data: memoryview) -> None:
+            sizes.append(len(data))
+
+    write_sliced(Recording(), memoryview(bytes(2 * WRITE_SLICE + 17)))
+    assert sizes == [WRITE_SLICE, WRITE_SLICE, 17]
+
+    tier = _tier(tmp_path)
+    conversation = list(range(3000, 3100))
+    size = 2 * WRITE_SLICE + 333
+    payload = (ctypes.c_uint8 * size).from_buffer_copy(bytes(i % 251 for i in range(size)))
+    assert tier.save(conversation, "()", payload, size)
+    tier.flush()
+    found = tier.find(conversation, "()")
+    assert found is not None
+    loaded = tier.read(found)
+    assert loaded is not None and bytes(loaded.payload) == bytes(i % 251 for i in range(size))
     tier.close()
 
 

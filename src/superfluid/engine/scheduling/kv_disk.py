@@ -55,6 +55,12 @@ MAGIC = b"superfluid-kv\x01"
 MAX_PENDING_BYTES = 1 << 30
 _HEADER = struct.Struct("<II")  # header JSON bytes, token count
 _DIGEST_SPAN = 1 << 20
+WRITE_SLICE = 1 << 20
+"""A saved payload goes to the file in ``write`` calls of at most this many bytes. One 46 MB ``write`` (2,000
+tokens of SmolLM2's cells) took ~500 ms of kernel time on the recording VM (ext4, kernel 6.18, no kernel
+preemption) against ~12 ms for the same bytes in 1 MiB calls; and a core held that long in the kernel stalls
+llama.cpp's threads at their barrier, so a request loaded from disk while another lane's save was written took
+~600 ms to its first token instead of ~130 ms (docs/scheduling.md, "The disk tier")."""
 
 
 def model_digest(path: Path) -> str:
@@ -298,7 +304,7 @@ class KvDiskTier:
         with temporary.open("wb") as handle:
             handle.write(MAGIC + _HEADER.pack(len(header), len(tokens)) + header)
             handle.write(struct.pack(f"<{len(tokens)}i", *tokens))
-            handle.write(memoryview(payload).cast("B")[:size])
+            write_sliced(handle, memoryview(payload).cast("B")[:size])
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, path)
@@ -394,6 +400,12 @@ def _read_header(path: Path) -> Saved | None:
         return Saved(path, tokens, str(header["adapters"]), size, path.stat().st_mtime)
     except (OSError, ValueError, KeyError, TypeError, struct.error):
         return None
+
+
+def write_sliced(handle: Any, data: memoryview) -> None:
+    """Write ``data`` to ``handle`` in calls of at most ``WRITE_SLICE`` bytes (why: ``WRITE_SLICE``)."""
+    for start in range(0, len(data), WRITE_SLICE):
+        handle.write(data[start:start + WRITE_SLICE])
 
 
 def _fsync_directory(directory: Path) -> None:
