@@ -19,7 +19,10 @@ peak, and after the last attack (target: back near the start).
 
 Run: ``python -m benchmarks.hostile [--seconds 60] [--rounds 2] [--clients 2] [--only WORD...] [--server-flags "..."]
 [--name NAME] [--record]``; never part of CI. ``--only`` keeps the attacks whose names hold one of the words
-(``_abandoned``, ``prompt``, ``anyOf``, ``_header``...), to see what each costs. The two recordings issue 34 asks
+(``_abandoned``, ``prompt``, ``anyOf``, ``_header``...), to see what each costs. ``--costs`` instead sends each big
+or malformed body alone, nine times in a row, and reports its median answer time and the CPU the server process
+itself spent on it (its worker processes left out): what an attack takes from the process whose GIL the engine
+thread needs. The two recordings issue 34 asks
 for: ``--server-flags "--threads 1" --name hostile-one-thread`` (the 20% target where a core is free), and
 ``--beside-llama-server --name hostile-beside-llama-server``: superfluid and llama-server (8 lanes x 4,096) take
 turns under the attacks llama-server's routes take too (``BOTH_TAKE``), and superfluid's attacked/quiet p95 ratio
@@ -412,6 +415,31 @@ def _figures(target: _Target) -> tuple[float, float]:
             len(attacked["ttft"]) / max(1, len(quiet["ttft"])))
 
 
+def _costs(flags: str) -> str:
+    """``--costs``: each big or malformed body alone, answer time and the server process's own CPU."""
+    logs = Path(tempfile.mkdtemp(prefix="superfluid-hostile-costs-"))
+    running = start_server([DEFAULT_MODEL, *flags.split()], logs / "serve.log")
+    lines = [f"{machine_line()}; {os.cpu_count()} cores", f"model {DEFAULT_MODEL}; flags {flags or '(default)'}; "
+             "each body 1 + 8 times in a row, alone; median answer time; CPU of the server process itself (its "
+             "threads, not its worker processes) per request", f"{'body':<20} {'answer':>6} {'median ms':>10} "
+             f"{'server-process CPU ms':>22}"]
+    try:
+        for name, payload in _payloads().items():
+            path = "/api/chat" if name == "deep nesting" else "/v1/chat/completions"
+            _post(running.base_url, path, payload)  # warm: worker processes, caches
+            times, before = [], cpu_seconds(running.process.pid)
+            for _ in range(8):
+                started = time.perf_counter()
+                answer = _post(running.base_url, path, payload)
+                times.append(time.perf_counter() - started)
+            spent = (cpu_seconds(running.process.pid) - before) / 8
+            lines.append(f"{name:<20} {answer:>6} {_p(times, 0.5) * 1000:>10.0f} {spent * 1000:>22.0f}")
+            print(lines[-1], flush=True)
+    finally:
+        stop_server(running)
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=60, help="length of each phase")
@@ -426,7 +454,15 @@ def main() -> None:
                              "threads, llama-server on every core), in turns, under the attacks both take")
     parser.add_argument("--name", default="hostile", help="the record's name under benchmarks/results")
     parser.add_argument("--note", default="", help="a line for the record (e.g. what else ran on the machine)")
+    parser.add_argument("--costs", action="store_true",
+                        help="each big or malformed body alone: answer time and the server process's own CPU")
     args = parser.parse_args()
+    if args.costs:
+        report = _costs(args.server_flags) + (f"\nnote: {args.note}" if args.note else "")
+        print(report)
+        if args.record:
+            print("recorded in", record(args.name if args.name != "hostile" else "hostile-costs", report))
+        return
     load_before = os.getloadavg()[0]
     logs = Path(tempfile.mkdtemp(prefix="superfluid-hostile-"))
     only = tuple(args.only) or (BOTH_TAKE if args.beside_llama_server else ())

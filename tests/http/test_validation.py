@@ -10,7 +10,7 @@ from starlette.testclient import TestClient
 
 from superfluid.http.validation import OFFLOAD_BODY_BYTES
 from superfluid.settings import Settings
-from tests.conftest import app_client
+from tests.conftest import FakeServices, app_client
 
 CHAT = "/v1/chat/completions"
 
@@ -206,12 +206,41 @@ def test_parse_body_counts_depth_by_walking_only_when_it_could_be_too_deep() -> 
     assert not nesting_depth_exceeds({"a": [[1]]}, 3) and nesting_depth_exceeds({"a": [[[1]]]}, 3)
 
 
-def test_a_big_body_is_validated_in_a_worker_process_with_the_same_answer(roomy_app: TestClient) -> None:
-    """Past OFFLOAD_BODY_BYTES the schema check runs in a worker process: same status, message and field."""
+@pytest.fixture(scope="module")
+def offloading_app() -> Iterator[TestClient]:
+    """The app with the default body limit and the server's preparation pool (worker threads and processes)."""
+    from superfluid.app import create_app
+    from superfluid.http.offload import Offload
+
+    settings = Settings()
+    services = FakeServices(settings)
+    services.offload = Offload(1)  # type: ignore[attr-defined]
+    app = create_app(settings, services=services)  # type: ignore[arg-type]
+    with TestClient(app, raise_server_exceptions=False) as client:
+        yield client
+    services.offload.close()  # type: ignore[attr-defined]
+
+
+def test_a_big_body_is_parsed_in_the_server_only_after_the_worker_passed_it(
+        offloading_app: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A big body goes to a worker process as bytes: one it refuses (a 2 MB stop list, deep nesting, a wrong
+    type) costs the server process no parse, the walk that bounds nesting included, and gets the answer the
+    loop gives a small body; one it passes is parsed in the server once."""
+    from superfluid.http import validation
+
+    parsed: list[int] = []
+    real = validation.parse_checked
+    monkeypatch.setattr(validation, "parse_checked", lambda raw: parsed.append(len(raw)) or real(raw))
+    refused = offloading_app.post(CHAT, json=_valid_chat(stop=["x" * 100] * 20_000))
+    assert refused.status_code == 400 and _error(refused)["param"] == "stop"
+    deep = offloading_app.post(CHAT, content=_nested(200) + b" " * OFFLOAD_BODY_BYTES,
+                               headers={"content-type": "application/json"})
+    assert deep.status_code == 400 and "nested too deeply" in _error(deep)["message"]
     small = _valid_chat(messages=[{"role": "user", "content": "hi"}, {"role": "user", "content": 5}])
     big = _valid_chat(messages=[{"role": "user", "content": "x" * OFFLOAD_BODY_BYTES},
                                 {"role": "user", "content": 5}])
-    answers = [_error(roomy_app.post(CHAT, json=body)) for body in (small, big)]
-    assert answers[0] == answers[1] and answers[0]["param"] == "messages[1].content"
-    valid = roomy_app.post(CHAT, json=_valid_chat(messages=[{"role": "user", "content": "x" * OFFLOAD_BODY_BYTES}]))
-    assert valid.status_code == 404 and _error(valid)["param"] == "model"  # valid: the handler ran
+    assert _error(offloading_app.post(CHAT, json=big)) == _error(offloading_app.post(CHAT, json=small))
+    assert parsed == []
+    long_prompt = [{"role": "user", "content": "x" * OFFLOAD_BODY_BYTES}]
+    valid = offloading_app.post(CHAT, json=_valid_chat(messages=long_prompt))
+    assert valid.status_code == 404 and _error(valid)["param"] == "model" and len(parsed) == 1

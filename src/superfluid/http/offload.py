@@ -15,8 +15,11 @@ every item: 20,000 messages take most of a second), and a thread doing that hold
 engine thread, which takes the GIL back after every call into llama.cpp, then waits at each of them (two
 streams' time per token went from ~40 ms to ~300 ms beside one such thread on a loaded 2-core machine, against
 ~90 ms beside a whole other process burning a core). So big bodies are validated in worker *processes*
-(``validation.check_apart``), started with the first big body, each with its own GIL; the thread only
-parses. A worker process that dies is replaced, and that body is validated on the thread instead.
+(``validation.check_apart``), started with the first big body, each with its own GIL. The worker gets the raw
+bytes and parses them itself: the server process parses a big body (on a thread) only once the worker passed
+it, so a refused body costs it nothing, and the steps that hold the GIL in one long C call or walk the whole
+value (a pickle of the parsed body, the nesting bound, the cut of long strings) are the worker's. A worker
+process that dies is replaced, and that body is checked on the thread instead.
 """
 
 from __future__ import annotations
@@ -66,6 +69,14 @@ def _malloc_trim() -> Callable[[int], int] | None:
 
 
 VALIDATOR_NICENESS = 19
+RELEASE_AFTER_BYTES = 1 << 20
+"""A call to a worker process with a bytes argument this large is followed by an empty call (``_nothing``):
+multiprocessing's queue keeps the last message it sent, pickled, until it sends the next, so a 99 MB body sent
+to be checked stayed in the server's memory until the next big body came."""
+
+
+def _nothing() -> None:
+    return None
 
 
 def yield_cpu() -> None:
@@ -128,6 +139,11 @@ class Offload:
                 log.warning("a request-preparation worker process died; the next big request starts another")
                 self._processes.shutdown(wait=False, cancel_futures=True)
                 self._processes = None
+            finally:
+                if self._processes is not None and any(
+                        isinstance(arg, bytes) and len(arg) >= RELEASE_AFTER_BYTES for arg in args):
+                    with contextlib.suppress(RuntimeError, BrokenProcessPool):
+                        self._processes.submit(_nothing)  # not awaited: it only displaces the big message
         return await self.run(fn, *args)
 
     def close(self) -> None:

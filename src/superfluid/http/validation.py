@@ -1,9 +1,10 @@
 """Request-body validation that reports failures as typed errors naming the offending field.
 
-The body is parsed once, here: the parsed object is kept in the request scope (``PARSED_BODY``) for handlers
-that read it from there instead of parsing it again. Bodies of ``OFFLOAD_BODY_BYTES`` or more are parsed on a
-worker thread and validated in a worker process (http/offload.py). Nesting deeper than ``--max-json-depth`` is
-a 400, and a value quoted in an error message is cut to a few hundred characters.
+The server process parses a body once, here: the parsed object is kept in the request scope (``PARSED_BODY``)
+for handlers that read it from there instead of parsing it again. Bodies of ``OFFLOAD_BODY_BYTES`` or more are
+parsed and validated in a worker process first, and parsed in the server only once they passed
+(http/offload.py). Nesting deeper than ``--max-json-depth`` is a 400, and a value quoted in an error message is
+cut to a few hundred characters.
 """
 
 from __future__ import annotations
@@ -174,16 +175,26 @@ def _validator_from_text(schema_text: str) -> Any:
     return _validator_of(json.loads(schema_text))
 
 
-def check_apart(schema_text: str, body: Any) -> tuple[str, str | None] | None:
-    """In a worker process (http/offload.py): validate a parsed body (its stand-in: long strings are sent cut);
-    the first error as (message, param), or None."""
-    error = body_error(_validator_from_text(schema_text), body)
+def check_apart(schema_text: str, raw: bytes, max_depth: int, nullable: bool) -> tuple[str, str | None] | None:
+    """In a worker process (http/offload.py): parse a big body, bound its nesting and validate it (with long
+    strings cut: the validator quotes failing values); the first error as (message, param), or None. The server
+    process sends the raw bytes (a copy) and parses the body itself only once this passed: a refused body never
+    costs it a parse, and a walk of the whole value or a pickle of it (each a long hold of the GIL the engine
+    thread needs) is done here instead."""
+    try:
+        body = parse_body(raw, max_depth)
+    except InvalidRequest as exc:
+        return exc.message, exc.param
+    if body is None and nullable:
+        return None
+    error = body_error(_validator_from_text(schema_text), stand_in(body))
     return None if error is None else (error.message, error.param)
 
 
-def _parsed_and_stand_in(raw: bytes, max_depth: int) -> tuple[Any, Any]:
-    body = parse_body(raw, max_depth)
-    return body, stand_in(body)
+def parse_checked(raw: bytes) -> Any:
+    """A body ``check_apart`` passed: well formed and not too deep, so parsed without the walk that bounds its
+    nesting. None for a blank body."""
+    return json.loads(raw) if raw.strip() else None
 
 
 def body_error(validator: Any, body: Any) -> InvalidRequest | None:
@@ -232,16 +243,13 @@ class TypedJSONBodyValidator(JSONRequestBodyValidator):  # type: ignore[misc]
         pool = offload_of(scope) if len(raw) >= OFFLOAD_BODY_BYTES else None
         if pool is None:
             body = self._parsed(raw, depth)
-        else:  # parsed on a thread, validated in a process (http/offload.py says why)
+        else:  # checked in a process, then parsed on a thread (http/offload.py says why)
             pool.note_big_request()
             scope[BIG_BODY] = True
-            body, checked = await pool.run(_parsed_and_stand_in, raw, depth)
-            if not (body is None and self._nullable):
-                if not isinstance(body, dict):
-                    raise InvalidRequest("request body must be a JSON object")
-                failure = await pool.run_apart(check_apart, self._schema_text, checked)
-                if failure is not None:
-                    raise InvalidRequest(failure[0], param=failure[1])
+            failure = await pool.run_apart(check_apart, self._schema_text, raw, depth, self._nullable)
+            if failure is not None:
+                raise InvalidRequest(failure[0], param=failure[1])
+            body = await pool.run(parse_checked, raw)
         scope[PARSED_BODY] = body
         return self._insert_messages(receive, messages=messages), scope
 

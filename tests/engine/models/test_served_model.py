@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from superfluid.engine.decoding.grammar import ANY_JSON_OBJECT, Constraint
 from superfluid.engine.models.served_model import (
+    COUNT_SLICE,
     LIGHT_MESSAGES,
     LIGHT_PROMPT_CHARS,
     UNICODE_SPACE,
@@ -40,3 +41,12 @@ def test_least_rendered_chars_discounts_every_kind_of_whitespace() -> None:
     assert least_rendered_chars("\u3000é\u2003") == 1
     text = "word " * 1000
     assert least_rendered_chars(text) <= len(text.strip())
+
+
+def test_least_rendered_chars_counts_slice_by_slice_and_stops_once_enough() -> None:
+    """A huge message is counted a slice at a time (each a short hold of the GIL), and only as far as needed."""
+    text = "ab \n" * COUNT_SLICE  # several slices, a slice boundary inside a run of whitespace
+    assert least_rendered_chars(text) == 2 * COUNT_SLICE
+    assert least_rendered_chars("é \u3000" + text) == 2 * COUNT_SLICE + 1
+    stopped = least_rendered_chars(text, enough=10)
+    assert 10 <= stopped <= COUNT_SLICE  # the first slice already holds enough

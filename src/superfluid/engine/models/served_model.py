@@ -7,7 +7,7 @@ import ctypes
 import dataclasses
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import llama_cpp
@@ -29,6 +29,7 @@ from superfluid.engine.scheduling.scheduler import Scheduler
 from superfluid.engine.scheduling.stats import EngineStats
 from superfluid.engine.scheduling.stream import GenerationStream
 from superfluid.engine.types import (
+    ChatMessage,
     ChatPrompt,
     FimPrompt,
     GenerationRequest,
@@ -66,11 +67,25 @@ UNICODE_SPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u200
 _ASCII_SPACE = tuple(c for c in UNICODE_SPACE if c.isascii())
 
 
-def least_rendered_chars(text: str) -> int:
+COUNT_SLICE = 1 << 18
+"""Characters per ``str.count`` call in ``least_rendered_chars``. One call holds the GIL to its end: over a 10 MB
+message each of the six whitespace counts took 10-14 ms, and the engine thread waited that long for its next
+step (docs/performance.md, "Hostile traffic beside normal traffic"); a slice takes well under a millisecond."""
+
+
+def least_rendered_chars(text: str, enough: int | None = None) -> int:
     """Characters of ``text`` that survive any trimming of whitespace: its length less every whitespace
-    character in it (counted without copying the text, so a huge message holds the GIL only in short steps)."""
+    character in it, counted without copying the text and a slice at a time, so a huge message holds the GIL
+    only in short steps. With ``enough``, counting stops once that many are found (the result is then at least
+    ``enough``, not the whole count)."""
     spaces = _ASCII_SPACE if text.isascii() else UNICODE_SPACE
-    return len(text) - sum(text.count(c) for c in spaces)
+    total = 0
+    for start in range(0, len(text), COUNT_SLICE):
+        end = min(len(text), start + COUNT_SLICE)
+        total += end - start - sum(text.count(c, start, end) for c in spaces)
+        if enough is not None and total >= enough:
+            break
+    return total
 
 
 def grammar_param(request: GenerationRequest) -> str:
@@ -181,15 +196,21 @@ class ServedModel:
         buf = ctypes.create_string_buffer(256)
         return max((len(self.llama.piece(t, buf, special=True)) for t in range(self.llama.meta.n_vocab)), default=1)
 
+    def _overlong_chars(self, check_window: bool) -> int | None:
+        """How many characters prove a prompt too long for the window before tokenizing, whatever its tokens
+        turn out to be; None when no length proves it (a count of tokens, or a vocabulary that drops text)."""
+        if not check_window or llama_cpp.llama_vocab_type(self.llama.vocab) not in LENGTH_PRESERVING_VOCABS:
+            return None
+        return self.n_ctx * self.longest_token * EARLY_BOUND_MARGIN
+
     def _refuse_overlong(self, chars: int, param: str, check_window: bool) -> None:
-        """Refuse, before tokenizing, a prompt too long for the window whatever its tokens turn out to be."""
-        if not check_window:
-            return
-        vocab_type = llama_cpp.llama_vocab_type(self.llama.vocab)
-        if vocab_type not in LENGTH_PRESERVING_VOCABS:
+        """Refuse, before tokenizing, a prompt of ``chars`` characters too long for the window whatever its
+        tokens turn out to be."""
+        limit = self._overlong_chars(check_window)
+        if limit is None:
             return
         least = chars // (self.longest_token * EARLY_BOUND_MARGIN)
-        if least >= self.n_ctx:
+        if chars >= limit:
             raise ContextLengthExceeded(
                 f"the prompt is at least {chars:,} characters: {least:,} tokens or more for this model's vocabulary "
                 f"(its longest token is {self.longest_token} bytes), and its context window is {self.n_ctx} tokens",
@@ -215,6 +236,20 @@ class ServedModel:
         first = self._grammar_state(grammar, param)
         return (first, *(first.copy() for _ in range(n - 1)))
 
+    def _least_message_chars(self, messages: Sequence[ChatMessage], check_window: bool) -> int:
+        """Characters of the messages every template writes whole (``RENDERED_AS_IS``), less whitespace; counting
+        stops once they prove the prompt too long (``_overlong_chars``)."""
+        limit = self._overlong_chars(check_window)
+        if limit is None:
+            return 0
+        chars = 0
+        for message in messages:
+            if message.role in RENDERED_AS_IS and len(message.content) > LIGHT_PROMPT_CHARS:
+                chars += least_rendered_chars(message.content, enough=limit - chars)
+                if chars >= limit:
+                    break
+        return chars
+
     def chat_text(self, request: GenerationRequest) -> tuple[str, bool, OutputPlan]:
         """A chat request's prompt as text (before any prefill), whether the reply starts inside the reasoning
         block, and the plan of its output."""
@@ -238,9 +273,8 @@ class ServedModel:
         if isinstance(prompt, ChatPrompt):
             # Refuse before templating what no template can shorten enough (rendering copies the text several
             # times, each copy holding the GIL); the rendered text is bounded again below.
-            self._refuse_overlong(sum(least_rendered_chars(m.content) for m in prompt.messages
-                                      if m.role in RENDERED_AS_IS and len(m.content) > LIGHT_PROMPT_CHARS),
-                                  "messages", check_window)
+            self._refuse_overlong(self._least_message_chars(prompt.messages, check_window), "messages",
+                                  check_window)
             text, opened, plan = self.chat_text(request)
             if prompt.prefill:
                 self._check_prefill(request, opened=opened)
