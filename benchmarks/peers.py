@@ -102,14 +102,15 @@ def flash_attn() -> str:
 
 def llama_server(gguf: Path, *, threads: int, lanes: int, window: int, logs: Path,
                  binary: Path = LLAMA_SERVER, fa: str | None = None, name: str = "llama-server",
-                 env: dict[str, str] | None = None) -> Peer:
+                 env: dict[str, str] | None = None, extra: tuple[str, ...] = ()) -> Peer:
     """``fa``: llama-server's ``-fa`` (None: what superfluid's default is here, ``flash_attn()``); ``env``: added to
-    its environment."""
+    its environment; ``extra``: more of its flags."""
     if not binary.exists():
         raise FileNotFoundError(f"{binary} is missing: run benchmarks/build_llama_server.sh first")
     port = free_port()
     cmd = [str(binary), "-m", str(gguf), "--port", str(port), "-t", str(threads), "-tb", str(threads),
-           "-np", str(lanes), "-c", str(window * lanes), "--no-webui", "-fa", fa or flash_attn(), *no_repack()]
+           "-np", str(lanes), "-c", str(window * lanes), "--no-webui", "-fa", fa or flash_attn(), *no_repack(),
+           *extra]
     peer = Peer(name, f"http://127.0.0.1:{port}", _spawn(cmd, logs / f"{name}.log", env), gguf.stem)
     return _wait(peer, "/health")
 
