@@ -190,7 +190,7 @@ def main() -> None:
     lines = [f"model {MODEL}, --ctx-size {WINDOW}{flags}, a cold server per agent; each turn cut after {TURN_S} s"]
     if args.beside_llama_server:
         lines.append(f"llama-server: same model file, -np {LANES} -c {LANES * WINDOW}, -t every core, --jinja, its "
-                     "prompt cache on (default), --override-kv llama.context_length=int:32768 (it caps a slot at "
+                     f"prompt cache on (default), --override-kv llama.context_length=int:{WINDOW} (it caps a slot at "
                      "the training window, 8,192); its 'ttft s' is its prompt evaluation time, its log names no "
                      "status ('-')")
     lines += ["", "agent     server       turn  prompt cached  share  ttft s  status  reqs  cached over the turn's "

@@ -20,13 +20,13 @@ peak, and after the last attack (target: back near the start).
 Run: ``python -m benchmarks.hostile [--seconds 60] [--rounds 2] [--clients 2] [--only WORD...] [--server-flags "..."]
 [--name NAME] [--record]``; never part of CI. ``--only`` keeps the attacks whose names hold one of the words
 (``_abandoned``, ``prompt``, ``anyOf``, ``_header``...), to see what each costs. ``--costs`` instead sends each big
-or malformed body alone, nine times in a row, and reports its median answer time and the CPU the server process
-itself spent on it (its worker processes left out): what an attack takes from the process whose GIL the engine
-thread needs. The two recordings issue 34 asks
-for: ``--server-flags "--threads 1" --name hostile-one-thread`` (the 20% target where a core is free), and
-``--beside-llama-server --name hostile-beside-llama-server``: superfluid and llama-server (8 lanes x 4,096) take
-turns under the attacks llama-server's routes take too (``BOTH_TAKE``), and superfluid's attacked/quiet p95 ratio
-and completed share must be no worse than llama-server's.
+or malformed body alone, once to warm up and then eight times in a row, and reports the eight's median answer time
+and the CPU the server process itself spent on each (its worker processes left out): what an attack takes from the
+process whose GIL the engine thread needs. The two recordings issue 34 asks for: ``--server-flags "--threads 1"
+--name hostile-one-thread`` (the 20% target where a core is free), and ``--beside-llama-server --name
+hostile-beside-llama-server``: superfluid and llama-server (8 lanes x 4,096) take turns under the attacks
+llama-server's routes take too (``BOTH_TAKE``), and superfluid's attacked/quiet p95 ratio and completed share must
+be no worse than llama-server's.
 """
 
 from __future__ import annotations
