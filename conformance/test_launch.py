@@ -16,20 +16,23 @@ import httpx
 import pytest
 
 from conformance.server import DEFAULT_MODEL, RunningServer, free_port
+from superfluid.launch.agents import AGENT_LANES, AGENT_WINDOW
 
 STAND_IN = """#!{python}
-import json, os, sys
+import json, os, sys, urllib.request
 with open({out!r}, "w") as f:
     json.dump({{"argv": sys.argv[1:], "env": {{k: v for k, v in os.environ.items()
                                               if k.startswith(("ANTHROPIC", "CLAUDE", "SUPERFLUID", "OLLAMA"))}},
-               "health": __import__("urllib.request").request.urlopen({health!r}).status}}, f)
+               "health": urllib.request.urlopen({base!r} + "/health").status,
+               "slots": json.load(urllib.request.urlopen({base!r} + "/slots"))}}, f)
 """
 
 
-def _stand_in(folder: Path, name: str, health: str) -> Path:
+def _stand_in(folder: Path, name: str, base: str) -> Path:
+    """A program ``name`` that records its arguments, its environment, and the server's /health and /slots."""
     out = folder / f"{name}.json"
     program = folder / name
-    program.write_text(STAND_IN.format(python=sys.executable, out=str(out), health=health))
+    program.write_text(STAND_IN.format(python=sys.executable, out=str(out), base=base))
     program.chmod(program.stat().st_mode | stat.S_IEXEC)
     return out
 
@@ -43,7 +46,7 @@ def _launch(args: list[str], folder: Path, *, only: bool = False) -> subprocess.
 
 
 def test_launch_runs_the_program_against_the_running_server(server: RunningServer, tmp_path: Path) -> None:
-    out = _stand_in(tmp_path, "claude", server.base_url + "/health")
+    out = _stand_in(tmp_path, "claude", server.base_url)
     done = _launch(["claude", "--url", server.base_url, "--", "-p", "hello"], tmp_path)
     assert done.returncode == 0, done.stderr
     seen = json.loads(out.read_text())
@@ -54,12 +57,17 @@ def test_launch_runs_the_program_against_the_running_server(server: RunningServe
 
 def test_launch_starts_a_server_when_none_answers_and_stops_it_after(tmp_path: Path) -> None:
     url = f"http://127.0.0.1:{free_port()}"
-    out = _stand_in(tmp_path, "codex", url + "/health")
+    out = _stand_in(tmp_path, "codex", url)
     done = _launch(["codex", "--url", url, "--model", DEFAULT_MODEL, "--", "exec", "hi"], tmp_path)
     assert done.returncode == 0, done.stderr
     seen = json.loads(out.read_text())
     assert seen["health"] == 200 and seen["argv"][-3:] == [DEFAULT_MODEL, "exec", "hi"]
     assert "no server at" in done.stderr
+    # Sized for an agent: a 32,768-token window, told to Codex, and two lanes with KV cells of their own.
+    assert f"model_context_window={AGENT_WINDOW}" in seen["argv"]
+    (slots,) = seen["slots"]
+    assert slots["n_ctx"] == AGENT_WINDOW and len(slots["lanes"]) == AGENT_LANES
+    assert slots["kv_pool"]["size_tokens"] == AGENT_WINDOW * AGENT_LANES and not slots["kv_pool"]["unified"]
     with pytest.raises(httpx.HTTPError):
         httpx.get(url + "/health", timeout=2)  # stopped with the program
 

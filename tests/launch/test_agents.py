@@ -78,3 +78,15 @@ def test_the_models_window_reaches_each_agent() -> None:
     assert not {"CLAUDE_CODE_MAX_CONTEXT_TOKENS", "CLAUDE_CODE_MAX_OUTPUT_TOKENS"} & set(
         AGENTS["claude"].launch(unsized, []).environment)
     assert not any("model_context_window" in a for a in AGENTS["codex"].launch(unsized, []).arguments)
+
+
+def test_a_server_started_for_a_coding_agent_is_sized_for_it() -> None:
+    for name in ("claude", "codex", "opencode"):
+        assert AGENTS[name].serve_arguments(None) == ["--ctx-size", "32768", "--parallel", "2",
+                                                      "--kv-size", "65536"]
+    # A window the user gives keeps a full one for each lane.
+    assert AGENTS["claude"].serve_arguments(65536) == ["--ctx-size", "65536", "--parallel", "2",
+                                                       "--kv-size", "131072"]
+    # The ollama command line chats; serve's own defaults suit it.
+    assert AGENTS["ollama"].serve_arguments(None) == []
+    assert AGENTS["ollama"].serve_arguments(4096) == ["--ctx-size", "4096"]

@@ -30,12 +30,31 @@ class Launch:
     environment: dict[str, str] = field(default_factory=dict)
 
 
+AGENT_WINDOW = 32_768
+"""The context window of a server launch starts for a coding agent: its first prompt alone is 8-12k tokens
+(docs/launch.md), so the usual 8,192 is refused from the first request."""
+AGENT_LANES = 2
+"""Lanes of that server: the agent's conversation, and a side request (titles, quota checks) beside it."""
+
+
 @dataclass(frozen=True)
 class Agent:
     name: str
     program: str
     install: str
     """How to install the program, said when it is not on PATH."""
+    coding: bool = True
+    """A coding agent, whose prompts need a long window (a server launch starts is sized for it)."""
+
+    def serve_arguments(self, window: int | None) -> list[str]:
+        """What a server that launch starts for this program is given besides the model, host and port: for a
+        coding agent, a long window (``window``, else AGENT_WINDOW) and KV cells of its own for each lane. With
+        one shared pool llama.cpp attends with flash attention, whose CPU kernel made warm turns over a long
+        conversation take seconds (docs/launch.md); cells of its own per lane turn it off."""
+        if not self.coding:
+            return [] if window is None else ["--ctx-size", str(window)]
+        window = window or AGENT_WINDOW
+        return ["--ctx-size", str(window), "--parallel", str(AGENT_LANES), "--kv-size", str(window * AGENT_LANES)]
 
     def launch(self, target: Target, passed: list[str]) -> Launch:
         return BUILDERS[self.name](self, target, passed)
@@ -118,5 +137,6 @@ AGENTS = {
     "claude": Agent("claude", "claude", "npm install -g @anthropic-ai/claude-code"),
     "codex": Agent("codex", "codex", "npm install -g @openai/codex"),
     "opencode": Agent("opencode", "opencode", "npm install -g opencode-ai"),
-    "ollama": Agent("ollama", "ollama", "see https://ollama.com/download (only its command line is used)"),
+    "ollama": Agent("ollama", "ollama", "see https://ollama.com/download (only its command line is used)",
+                    coding=False),
 }

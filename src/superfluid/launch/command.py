@@ -1,9 +1,11 @@
-"""``superfluid launch TOOL [--model ID] [--url URL] [--api-key-file FILE] [--print] [--restore] [-- ARGS...]``.
+"""``superfluid launch TOOL [--model ID] [--url URL] [--ctx-size N] [--api-key-file FILE] [--print] [--restore]
+[-- ARGS...]``.
 
 Finds the program on PATH (or says how to install it, exit 2), finds the server at ``--url`` (or starts
-``superfluid serve`` there when none answers, and stops it when the program ends), picks the model (``--model``,
-else the first one the server lists), and runs the program pointed at it (launch/agents.py). Arguments after
-``--`` go to the program unchanged. ``--print`` shows what would run instead of running it.
+``superfluid serve`` there when none answers, sized for a coding agent, and stops it when the program ends),
+picks the model (``--model``, else the first one the server lists), and runs the program pointed at it
+(launch/agents.py). Arguments after ``--`` go to the program unchanged. ``--print`` shows what would run
+instead of running it.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from superfluid.launch.agents import AGENTS, Launch, Target
+from superfluid.launch.agents import AGENT_LANES, AGENT_WINDOW, AGENTS, Launch, Target
 
 DEFAULT_URL = "http://127.0.0.1:8453"
 START_TIMEOUT_S = 600.0
@@ -39,6 +41,10 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                                                       "(default: the first one the server lists)")
     parser.add_argument("--url", default=DEFAULT_URL, help=f"the server (default {DEFAULT_URL}); when none "
                                                            "answers there, superfluid serve is started on it")
+    parser.add_argument("--ctx-size", type=int, default=None, metavar="N",
+                        help="context window of the server launch starts when none answers (default for claude, "
+                             f"codex and opencode: {AGENT_WINDOW}, with KV cells of its own for each of "
+                             f"{AGENT_LANES} lanes; for ollama: serve's own default)")
     parser.add_argument("--api-key-file", type=Path, default=None, metavar="FILE",
                         help="read the server's API key from this file (first line; default: "
                              "$SUPERFLUID_API_KEY, or none)")
@@ -62,6 +68,8 @@ def _execute(args: argparse.Namespace) -> int:
     if args.restore:
         print("superfluid launch writes no files (only this run's environment and arguments): nothing to restore")
         return 0
+    if args.ctx_size is not None and args.ctx_size < 1:
+        raise LaunchError("--ctx-size must be a positive number of tokens")
     passed = list(args.passed)
     program = shutil.which(agent.program)
     if program is None and not args.show:
@@ -72,7 +80,7 @@ def _execute(args: argparse.Namespace) -> int:
     if not _answers(url):
         if args.show:
             raise LaunchError(f"no superfluid server answers at {url}")
-        server = start_server(url, args.model)
+        server = start_server(url, args.model, agent.serve_arguments(args.ctx_size))
     try:
         model, window = pick_model(url, key, args.model)
         launch = agent.launch(Target(url, model, key, window), passed)
@@ -137,12 +145,13 @@ def pick_model(url: str, key: str | None, wanted: str | None) -> tuple[str, int 
     return str(chosen["id"]), int(window) if isinstance(window, int) and window > 0 else None
 
 
-def start_server(url: str, model: str | None) -> subprocess.Popen[bytes]:
-    """``superfluid serve`` on ``url``'s host and port (the model given, else the default), once it answers."""
+def start_server(url: str, model: str | None, extra: list[str]) -> subprocess.Popen[bytes]:
+    """``superfluid serve`` on ``url``'s host and port (the model given, else the default) with ``extra``, once
+    it answers."""
     parts = urlsplit(url)
     host, port = parts.hostname or "127.0.0.1", parts.port or 8453
     argv = [sys.executable, "-m", "superfluid.cli", "serve", *([model] if model else []), "--host", host,
-            "--port", str(port)]
+            "--port", str(port), *extra]
     print(f"superfluid launch: no server at {url}; starting {shlex.join(argv[3:])}", file=sys.stderr)
     server = subprocess.Popen(argv)
     deadline = time.monotonic() + START_TIMEOUT_S
