@@ -30,6 +30,7 @@ from superfluid.http.dialect import Dialect, stream_error
 from superfluid.http.streams import SSE_COMMENT_KEEPALIVE, Frame, dumps, sse_data
 
 _TEXT_PARTS = frozenset({"text", "input_text"})
+_MESSAGE_EXTRAS = ("name", "tool_call_id", "tool_calls", "reasoning_content")
 
 
 def content_text(content: str | list[dict[str, Any]] | None, model_id: str, param: str) -> str:
@@ -53,9 +54,11 @@ def convert_messages(raw: list[dict[str, Any]], model_id: str) -> tuple[ChatMess
     out = []
     for i, message in enumerate(raw):
         role = "system" if message["role"] == "developer" else message["role"]
-        text = content_text(message.get("content"), model_id, f"messages[{i}].content")
-        extra = {k: message[k] for k in ("name", "tool_call_id", "tool_calls", "reasoning_content")
-                 if message.get(k) is not None}
+        text = message.get("content")
+        if not isinstance(text, str):  # the usual string needs no work (a body of 20,000 messages adds up)
+            text = content_text(text, model_id, f"messages[{i}].content")
+        extra = {k: message[k] for k in _MESSAGE_EXTRAS if message.get(k) is not None} \
+            if len(message) > 2 else {}  # role and content alone have none
         out.append(ChatMessage(role=role, content=text, extra=extra))
     return tuple(out)
 

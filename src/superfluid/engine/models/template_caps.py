@@ -166,9 +166,20 @@ def one_call_a_turn(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+_ATOMS = (str, int, float, bool, type(None))
+
+
+def _copy_message(message: dict[str, Any]) -> dict[str, Any]:
+    """A deep copy of one message: a plain dict copy when every value is a string, number or None (the same
+    thing as ``copy.deepcopy`` there, at a tenth of its cost; a 20,000-message body spent 25 ms deep-copying)."""
+    if all(isinstance(value, _ATOMS) for value in message.values()):
+        return dict(message)
+    return copy.deepcopy(message)
+
+
 def adapt(messages: list[dict[str, Any]], caps: TemplateCaps) -> list[dict[str, Any]]:
     """A copy of ``messages`` in the shape this template renders (the request's own data is never touched)."""
-    out = copy.deepcopy(messages)
+    out = [_copy_message(message) for message in messages]
     if not caps.harmony:
         for message in out:
             if message.get("role") == "developer":
