@@ -76,6 +76,16 @@ def test_auto_engages_lazily_at_the_trigger(family: str, trigger: str, at_start:
 
 
 @pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("choice", ["required", "auto"])
+def test_a_deferred_grammar_compiles_to_the_same_plan(family: str, choice: str) -> None:
+    eager = plan_output(ASK, _template(family), tools=_policy(choice), constraint=None)
+    deferred = plan_output(ASK, _template(family), tools=_policy(choice), constraint=None, defer=True)
+    assert deferred.grammar is None and deferred.lazy is None and deferred.pending is not None
+    assert deferred.whole_reply_grammar == (choice == "required")
+    assert deferred.compiled() == eager and eager.pending is None and eager.compiled() is eager
+
+
+@pytest.mark.parametrize("family", FAMILIES)
 def test_none_shows_no_tools_and_reads_no_calls(family: str) -> None:
     plan = plan_output(ASK, _template(family), tools=_policy("none"), constraint=None)
     assert plan.template_tools is None and plan.grammar is None and plan.lazy is None

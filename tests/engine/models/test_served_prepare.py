@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from superfluid.engine.decoding import output_plan
 from superfluid.engine.decoding.tool_calls import policy_from_openai
 from superfluid.engine.models.model_sources import DEFAULT_MODEL, resolve
 from superfluid.engine.models.served_model import ServedModel
 from superfluid.engine.types import ChatMessage, ChatPrompt, GenerationRequest
+from superfluid.errors import ContextLengthExceeded
 from superfluid.settings import Settings
 
 pytestmark = pytest.mark.filterwarnings("ignore:llama_token_get_attr is deprecated:DeprecationWarning")
@@ -53,6 +55,21 @@ def test_a_tool_calls_lazy_grammar_is_built_with_the_prompt_one_per_choice(serve
 def test_counting_a_prompts_tokens_builds_no_grammar(served: ServedModel) -> None:
     prepared = served.prepare(_request(served, 1), check_window=False)
     assert prepared.tokens and not prepared.lazy_grammars and not prepared.grammars
+    assert prepared.plan is not None and prepared.plan.pending is not None  # not even written out
+
+
+def test_a_prompt_too_long_for_the_window_is_refused_before_its_grammar_is_written(
+        served: ServedModel, monkeypatch: pytest.MonkeyPatch) -> None:
+    # 400 tools do not fit 1,024 tokens; their grammar took longer to write out than the refusal.
+    compiled: list[object] = []
+    monkeypatch.setattr(output_plan, "compile_constraint", lambda c: compiled.append(c) or "")
+    tools = [{"type": "function", "function": {"name": f"t{i}", "parameters": {
+        "type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}}} for i in range(400)]
+    request = GenerationRequest(model=served.id, tools=policy_from_openai(tools, "required", None),
+                                prompt=ChatPrompt(messages=(ChatMessage(role="user", content="Hi"),)))
+    with pytest.raises(ContextLengthExceeded):
+        served.prepare(request)
+    assert compiled == []
 
 
 QWEN35 = Path(__file__).parent / "published_templates" / "Qwen3.5-4B.jinja"

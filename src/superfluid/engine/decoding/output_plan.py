@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -33,12 +34,32 @@ _FRAMED = frozenset({"harmony", "kimi_k3", "muse_glimmer"})
 _NO_ANSWER_BESIDE_CALLS = frozenset({"harmony", "functionary_v3_2", "muse_glimmer"})
 
 
+class PendingGrammar:
+    """A plan's grammar before it is written out: ``build`` gives its constraint and, for a lazy plan, the
+    trigger that starts it. Called once, on first use."""
+
+    __slots__ = ("_build", "_built")
+
+    def __init__(self, build: Callable[[], CallGrammar]) -> None:
+        self._build = build
+        self._built: CallGrammar | None = None
+
+    def built(self) -> CallGrammar:
+        if self._built is None:
+            self._built = self._build()
+        return self._built
+
+
 @dataclass(frozen=True)
 class OutputPlan:
     messages: list[dict[str, Any]]
     template_tools: list[dict[str, Any]] | None = None
     grammar: str | None = None
     lazy: LazyGrammar | None = None
+    pending: PendingGrammar | None = None
+    """The grammar, not yet written out (``plan_output(..., defer=True)``); :meth:`compiled` writes and compiles
+    it. A request whose prompt turns out too long for the window is refused without it: 2,000 tools' grammar
+    took ~25 ms of Python to write out (the tools' schemas closed, then dumped)."""
     reader: ToolFormat | None = None
     reader_tools: tuple[ToolSpec, ...] = ()
     """The functions the reply may call: a call-syntax reader streams the values their schemas type as strings."""
@@ -53,6 +74,23 @@ class OutputPlan:
         if self.reader is None:
             return None
         return call_reader(self.reader, self.reader_tools, json_answer=self.json_answer)
+
+    @property
+    def whole_reply_grammar(self) -> bool:
+        """A grammar holds the reply from its first token (not a lazy one), compiled or pending."""
+        return bool(self.grammar) or (self.pending is not None and self.pending.built().trigger is None)
+
+    def compiled(self) -> OutputPlan:
+        """This plan with its pending grammar written out and compiled (ConstraintUnsatisfiable names what cannot
+        be expressed)."""
+        if self.pending is None:
+            return self
+        calls = self.pending.built()
+        grammar = compile_constraint(calls.constraint)
+        if calls.trigger is None:
+            return dataclasses.replace(self, grammar=grammar, pending=None)
+        lazy = LazyGrammar(calls.trigger, grammar, at_start=calls.at_start)
+        return dataclasses.replace(self, lazy=lazy, pending=None)
 
 
 _HISTORY_IDS: dict[str, Callable[[str], str]] = {"mistral": mistral_call_id, "mistral_args": mistral_call_id,
@@ -151,9 +189,19 @@ def _with_system(messages: list[dict[str, Any]], text: str) -> list[dict[str, An
 
 def plan_output(messages: tuple[ChatMessage, ...], template: ChatTemplate, *, tools: ToolPolicy | None,
                 constraint: Constraint | None, control: Mapping[str, int] | None = None,
-                thinking: bool = False) -> OutputPlan:
+                thinking: bool = False, defer: bool = False) -> OutputPlan:
     """``control``: the call format's markers that the model's vocabulary holds as control tokens; ``thinking``:
-    the request leaves the template's thinking on (:meth:`ChatTemplate.thinking_on`)."""
+    the request leaves the template's thinking on (:meth:`ChatTemplate.thinking_on`); ``defer``: leave the
+    grammar uncompiled (``pending``) for :meth:`OutputPlan.compiled`."""
+
+    def grammar(build: Callable[[], CallGrammar]) -> dict[str, Any]:
+        """The plan's grammar fields: ``pending`` when deferred, else ``grammar`` or ``lazy`` compiled now."""
+        pending = PendingGrammar(build)
+        if defer:
+            return {"pending": pending}
+        compiled = OutputPlan([], pending=pending).compiled()
+        return {"grammar": compiled.grammar, "lazy": compiled.lazy}
+
     fmt = template.call_format
     answer: Any = None  # the schema a reply without calls must match, beside active tools
     if tools is not None and tools.active and constraint is not None:
@@ -165,7 +213,8 @@ def plan_output(messages: tuple[ChatMessage, ...], template: ChatTemplate, *, to
                                        param=constraint.param)
         else:
             answer = constraint.schema
-    grammar = compile_constraint(constraint) if constraint is not None and answer is None else None
+    whole = constraint if answer is None else None
+    answer_grammar = grammar(lambda: CallGrammar(whole)) if whole is not None else {}
     # Earlier calls and results belong in the prompt in the form this template can show: its own, where it
     # renders an assistant turn's calls, else written out as the generic format's JSON.
     native = fmt != "generic" or template.caps.tool_calls
@@ -177,28 +226,31 @@ def plan_output(messages: tuple[ChatMessage, ...], template: ChatTemplate, *, to
     control = control or {}
     if tools is None or not tools.active:
         if fmt in _FRAMED:
-            return OutputPlan(messages=history, grammar=grammar, reader=fmt, preserve=frozenset(control.values()))
-        return OutputPlan(messages=history, grammar=grammar)
-    calls = call_grammar(fmt, tools, control, answer, thinking=thinking)
+            return OutputPlan(messages=history, reader=fmt, preserve=frozenset(control.values()), **answer_grammar)
+        return OutputPlan(messages=history, **answer_grammar)
+    active = tools
+
+    def calls() -> CallGrammar:
+        built = call_grammar(fmt, active, control, answer, thinking=thinking)
+        if fmt == "generic":  # the whole reply: a call or an answer, in one JSON object
+            return CallGrammar(built.constraint)
+        if answer is not None and built.constraint.lark is not None:
+            # Either a call or the schema's JSON, from the reply's first token: no lazy start.
+            assert constraint is not None
+            return CallGrammar(Constraint(lark=calls_or_answer(built.constraint.lark, answer),
+                                          param=constraint.param))
+        return built
+
     if fmt == "generic":
         history = _with_system(history, generic_system_prompt(tools, answer))
-        return OutputPlan(messages=history, grammar=compile_constraint(calls.constraint), reader="generic",
-                          json_answer=answer is not None)
-    if answer is not None and calls.constraint.lark is not None:
-        # Either a call or the schema's JSON, from the reply's first token: no lazy start.
-        assert constraint is not None
-        widened = Constraint(lark=calls_or_answer(calls.constraint.lark, answer), param=constraint.param)
-        calls = CallGrammar(widened)
-    compiled = compile_constraint(calls.constraint)
-    lazy = LazyGrammar(calls.trigger, compiled, at_start=calls.at_start) if calls.trigger is not None else None
+        return OutputPlan(messages=history, reader="generic", json_answer=answer is not None, **grammar(calls))
     if fmt in SYNTAXES and not template.supports_tools:
         history = _with_system(history, syntax_system_prompt(fmt, tools))
     return OutputPlan(
         messages=history,
         template_tools=[t.as_template_tool() for t in tools.callable_tools()],
-        grammar=None if lazy else compiled,
-        lazy=lazy,
         reader=fmt,
         reader_tools=tools.callable_tools(),
         preserve=frozenset(control.values()),
+        **grammar(calls),
     )

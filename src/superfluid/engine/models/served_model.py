@@ -224,6 +224,9 @@ class ServedModel:
         plan = prepared.plan
         if plan is None or not check_window:  # a count of tokens decodes nothing
             return prepared
+        if plan.pending is not None:  # the prompt fits: now the grammar is worth writing out
+            plan = plan.compiled()
+            prepared = dataclasses.replace(prepared, plan=plan)
         param = grammar_param(request)
         if plan.grammar:
             return dataclasses.replace(prepared, grammars=self._grammar_states(plan.grammar, request.n, param))
@@ -252,16 +255,18 @@ class ServedModel:
 
     def chat_text(self, request: GenerationRequest) -> tuple[str, bool, OutputPlan]:
         """A chat request's prompt as text (before any prefill), whether the reply starts inside the reasoning
-        block, and the plan of its output."""
+        block, and the plan of its output (its grammar still ``pending``: ``prepare`` compiles it once the prompt
+        fits the window)."""
         prompt = request.prompt
         assert isinstance(prompt, ChatPrompt)
         plan = plan_output(prompt.messages, self.template, tools=request.tools, constraint=request.constraint,
-                           control=self.control_markers, thinking=self.template.thinking_on(prompt.template_kwargs))
+                           control=self.control_markers, thinking=self.template.thinking_on(prompt.template_kwargs),
+                           defer=True)
         rendered = self.template.render(plan.messages, tools=plan.template_tools,
                                         add_generation_prompt=prompt.add_generation_prompt,
                                         kwargs=prompt.template_kwargs)
         text, opened = rendered.text, rendered.starts_in_reasoning
-        if opened and plan.grammar:
+        if opened and plan.whole_reply_grammar:
             # The whole reply is constrained (a forced call, an output format) and must be the answer, not
             # reasoning: close the block the template opened, as its thinking-off form does.
             text += close_reasoning(text, self.template.reasoning[1])
