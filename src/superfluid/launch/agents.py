@@ -34,7 +34,7 @@ AGENT_WINDOW = 32_768
 """The context window of a server launch starts for a coding agent: its first prompt alone is 8-12k tokens
 (docs/launch.md), so the usual 8,192 is refused from the first request."""
 AGENT_LANES = 2
-"""Lanes of that server: the agent's conversation, and a side request (titles, quota checks) beside it."""
+"""Lanes of that server: the agent's conversation, and room for one more request (a subagent) beside it."""
 
 
 @dataclass(frozen=True)
