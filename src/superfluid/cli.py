@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from superfluid import __version__
+from superfluid.arguments import positive_float, positive_int
 from superfluid.engine import (
     BUILTIN_TEMPLATES,
     DEFAULT_MODEL,
@@ -134,7 +135,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="prompt-lookup draft tokens per decode while at most 2 lanes decode (0: off)")
     serve.add_argument("--gather-ms", type=_gather_ms, default=0.0,
                        help="how long an idle engine's first decode may wait for a burst's other requests (0: never)")
-    serve.add_argument("--switch-interval-ms", type=_positive_float, default=0.5,
+    serve.add_argument("--switch-interval-ms", type=positive_float, default=0.5,
                        help="Python's GIL switch interval in ms (Python's default is 5)")
     serve.add_argument("--http-allow-batch-invariant", action="store_true",
                        help="honour x-superfluid-batch-invariant (a lane that ticks alone)")
@@ -146,7 +147,7 @@ def _parser() -> argparse.ArgumentParser:
                             "needs --pooling")
     serve.add_argument("--pooling", choices=["mean", "cls", "last"], default=None,
                        help="pooling of embedding models (default: the GGUF's)")
-    serve.add_argument("--audio-concurrency", type=_positive_int, default=1,
+    serve.add_argument("--audio-concurrency", type=positive_int, default=1,
                        help="transcriptions run at once per Whisper model; more wait their turn")
     serve.add_argument("--audio-threads", type=int, default=0, help="CPU threads per transcription (0: all cores)")
     serve.add_argument("--lora-dir", type=Path, default=None, metavar="DIR",
@@ -159,22 +160,22 @@ def _parser() -> argparse.ArgumentParser:
                        help="load the --lora adapters at start-up but apply them only when POST /v1/lora/load asks")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     # Limits against hostile or oversized input (docs/limits.md).
-    serve.add_argument("--max-json-depth", type=_positive_int, default=128,
+    serve.add_argument("--max-json-depth", type=positive_int, default=128,
                        help="deepest nesting of arrays and objects in a request body; deeper is a 400")
-    serve.add_argument("--prepare-workers", type=_positive_int, default=1,
+    serve.add_argument("--prepare-workers", type=positive_int, default=1,
                        help="threads that parse, template, tokenize and compile grammars for big requests, "
                             "and as many processes that validate their bodies")
-    serve.add_argument("--max-connections", type=_positive_int, default=1024,
+    serve.add_argument("--max-connections", type=positive_int, default=1024,
                        help="open connections; over it the longest-idle one closes, or 503 when none is idle")
-    serve.add_argument("--max-header-count", type=_positive_int, default=100,
+    serve.add_argument("--max-header-count", type=positive_int, default=100,
                        help="header fields in a request; more is a 431")
-    serve.add_argument("--max-header-bytes", type=_positive_int, default=64 * 1024,
+    serve.add_argument("--max-header-bytes", type=positive_int, default=64 * 1024,
                        help="bytes in a request line and headers; more is a 431")
-    serve.add_argument("--timeout-headers", type=_positive_float, default=30.0,
+    serve.add_argument("--timeout-headers", type=positive_float, default=30.0,
                        help="seconds to send a whole request head; later is a 408")
-    serve.add_argument("--timeout-body", type=_positive_float, default=30.0,
+    serve.add_argument("--timeout-body", type=positive_float, default=30.0,
                        help="seconds a request body may go without a byte; longer is a 408")
-    serve.add_argument("--timeout-keep-alive", type=_positive_int, default=5,
+    serve.add_argument("--timeout-keep-alive", type=positive_int, default=5,
                        help="seconds an idle keep-alive connection stays open")
     _team_flags(serve)
     commands.add_parser("fleet", add_help=False, help="serve from Ray Serve replicas behind a prefix-aware head "
@@ -212,20 +213,6 @@ def _parser() -> argparse.ArgumentParser:
 
     launch.add_parser(commands)
     return parser
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
-    return value
 
 
 def _gather_ms(text: str) -> float:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from superfluid.cli import _parser
 from superfluid.launch.agents import AGENTS, Target
 from superfluid.launch.command import LaunchError, read_key
 
@@ -90,3 +91,10 @@ def test_a_server_started_for_a_coding_agent_is_sized_for_it() -> None:
     # The ollama command line chats; serve's own defaults suit it.
     assert AGENTS["ollama"].serve_arguments(None) == []
     assert AGENTS["ollama"].serve_arguments(4096) == ["--ctx-size", "4096"]
+
+
+def test_launch_takes_only_a_positive_window(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _parser().parse_args(["launch", "claude", "--ctx-size", "65536"]).ctx_size == 65536
+    with pytest.raises(SystemExit) as refused:
+        _parser().parse_args(["launch", "claude", "--ctx-size", "0"])
+    assert refused.value.code == 2 and "--ctx-size: must be a positive integer, got 0" in capsys.readouterr().err

@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from superfluid.arguments import positive_int
 from superfluid.launch.agents import AGENT_LANES, AGENT_WINDOW, AGENTS, Launch, Target
 
 DEFAULT_URL = "http://127.0.0.1:8453"
@@ -41,7 +42,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                                                       "(default: the first one the server lists)")
     parser.add_argument("--url", default=DEFAULT_URL, help=f"the server (default {DEFAULT_URL}); when none "
                                                            "answers there, superfluid serve is started on it")
-    parser.add_argument("--ctx-size", type=int, default=None, metavar="N",
+    parser.add_argument("--ctx-size", type=positive_int, default=None, metavar="N",
                         help="context window of the server launch starts when none answers (default for claude, "
                              f"codex and opencode: {AGENT_WINDOW}, with KV cells of its own for each of "
                              f"{AGENT_LANES} lanes; for ollama: serve's own default)")
@@ -68,8 +69,6 @@ def _execute(args: argparse.Namespace) -> int:
     if args.restore:
         print("superfluid launch writes no files (only this run's environment and arguments): nothing to restore")
         return 0
-    if args.ctx_size is not None and args.ctx_size < 1:
-        raise LaunchError("--ctx-size must be a positive number of tokens")
     passed = list(args.passed)
     program = shutil.which(agent.program)
     if program is None and not args.show:
