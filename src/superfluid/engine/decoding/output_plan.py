@@ -49,6 +49,15 @@ class PendingGrammar:
             self._built = self._build()
         return self._built
 
+    def fields(self) -> dict[str, Any]:
+        """The plan's fields for this grammar compiled: ``grammar`` for a whole reply, else ``lazy`` (its
+        trigger starts it). ConstraintUnsatisfiable names what cannot be expressed."""
+        calls = self.built()
+        grammar = compile_constraint(calls.constraint)
+        if calls.trigger is None:
+            return {"grammar": grammar}
+        return {"lazy": LazyGrammar(calls.trigger, grammar, at_start=calls.at_start)}
+
 
 @dataclass(frozen=True)
 class OutputPlan:
@@ -81,16 +90,10 @@ class OutputPlan:
         return bool(self.grammar) or (self.pending is not None and self.pending.built().trigger is None)
 
     def compiled(self) -> OutputPlan:
-        """This plan with its pending grammar written out and compiled (ConstraintUnsatisfiable names what cannot
-        be expressed)."""
+        """This plan with its pending grammar written out and compiled."""
         if self.pending is None:
             return self
-        calls = self.pending.built()
-        grammar = compile_constraint(calls.constraint)
-        if calls.trigger is None:
-            return dataclasses.replace(self, grammar=grammar, pending=None)
-        lazy = LazyGrammar(calls.trigger, grammar, at_start=calls.at_start)
-        return dataclasses.replace(self, lazy=lazy, pending=None)
+        return dataclasses.replace(self, pending=None, **self.pending.fields())
 
 
 _HISTORY_IDS: dict[str, Callable[[str], str]] = {"mistral": mistral_call_id, "mistral_args": mistral_call_id,
@@ -197,10 +200,7 @@ def plan_output(messages: tuple[ChatMessage, ...], template: ChatTemplate, *, to
     def grammar(build: Callable[[], CallGrammar]) -> dict[str, Any]:
         """The plan's grammar fields: ``pending`` when deferred, else ``grammar`` or ``lazy`` compiled now."""
         pending = PendingGrammar(build)
-        if defer:
-            return {"pending": pending}
-        compiled = OutputPlan([], pending=pending).compiled()
-        return {"grammar": compiled.grammar, "lazy": compiled.lazy}
+        return {"pending": pending} if defer else pending.fields()
 
     fmt = template.call_format
     answer: Any = None  # the schema a reply without calls must match, beside active tools
@@ -228,10 +228,8 @@ def plan_output(messages: tuple[ChatMessage, ...], template: ChatTemplate, *, to
         if fmt in _FRAMED:
             return OutputPlan(messages=history, reader=fmt, preserve=frozenset(control.values()), **answer_grammar)
         return OutputPlan(messages=history, **answer_grammar)
-    active = tools
-
     def calls() -> CallGrammar:
-        built = call_grammar(fmt, active, control, answer, thinking=thinking)
+        built = call_grammar(fmt, tools, control, answer, thinking=thinking)
         if fmt == "generic":  # the whole reply: a call or an answer, in one JSON object
             return CallGrammar(built.constraint)
         if answer is not None and built.constraint.lark is not None:
