@@ -57,8 +57,7 @@ def convert_messages(raw: list[dict[str, Any]], model_id: str) -> tuple[ChatMess
         text = message.get("content")
         if not isinstance(text, str):  # the usual string needs no work (a body of 20,000 messages adds up)
             text = content_text(text, model_id, f"messages[{i}].content")
-        extra = {k: message[k] for k in _MESSAGE_EXTRAS if message.get(k) is not None} \
-            if len(message) > 2 else {}  # role and content alone have none
+        extra = {k: message[k] for k in _MESSAGE_EXTRAS if message.get(k) is not None}
         out.append(ChatMessage(role=role, content=text, extra=extra))
     return tuple(out)
 
