@@ -26,7 +26,11 @@ process whose GIL the engine thread needs. The two recordings issue 34 asks for:
 --name hostile-one-thread`` (the 20% target where a core is free), and ``--beside-llama-server --name
 hostile-beside-llama-server``: superfluid and llama-server (8 lanes x 4,096) take turns under the attacks
 llama-server's routes take too (``BOTH_TAKE``), and superfluid's attacked/quiet p95 ratio and completed share must
-be no worse than llama-server's.
+be no worse than llama-server's. Two more ways to read the one-thread figure: ``--bodies-elsewhere`` sends the
+seven repeated bodies to a second superfluid at nice 19, so the server under test does none of their work (what
+moving that work out of its process could reach); ``--floor`` runs no attack at all and puts normal traffic
+beside a process that keeps one core busy (nice 19, then nice 0): the ratio any CPU-bound neighbour costs on
+this machine.
 """
 
 from __future__ import annotations
@@ -236,9 +240,10 @@ def _abandoned_streams(base_url: str, stop: threading.Event) -> None:
 
 
 def _attack(base_url: str, stop: Any, answers: Any, only: tuple[str, ...] = (),
-            paths: dict[str, str] | None = None) -> None:
+            paths: dict[str, str] | None = None, bodies_url: str | None = None) -> None:
     """``only``: run just the attacks whose names contain one of these words (all when empty). When the phase ends,
-    how often each repeated attack got each answer goes into ``answers`` (a queue)."""
+    how often each repeated attack got each answer goes into ``answers`` (a queue). ``bodies_url``: where the
+    seven repeated bodies go (``--bodies-elsewhere``); the server under test by default."""
     def chosen(name: str) -> bool:
         return not only or any(word in name for word in only)
 
@@ -251,7 +256,7 @@ def _attack(base_url: str, stop: Any, answers: Any, only: tuple[str, ...] = (),
     def looped(name: str, payload: bytes) -> Callable[[], None]:
         def run() -> None:
             while not halt.is_set():
-                answer = _post(base_url, paths.get(name, "/v1/chat/completions"), payload)
+                answer = _post(bodies_url or base_url, paths.get(name, "/v1/chat/completions"), payload)
                 if not halt.is_set():  # an answer cut by the phase's end is not the server's
                     tally[name][answer] += 1
                 halt.wait(PAUSE_S)
@@ -345,12 +350,14 @@ class _Target:
     end_mb: float = 0.0
 
 
-def _phases(target: _Target, seconds: float, clients: int, only: tuple[str, ...], paths: dict[str, str]) -> None:
+def _phases(target: _Target, seconds: float, clients: int, only: tuple[str, ...], paths: dict[str, str],
+            bodies_url: str | None = None) -> None:
     """One quiet phase and one attacked phase of normal traffic on ``target``."""
     answers: Any = multiprocessing.Queue()
     for kind in ("quiet", "attacked"):
         stop = multiprocessing.Event()
-        attacker = multiprocessing.Process(target=_attack, args=(target.base_url, stop, answers, only, paths))
+        attacker = multiprocessing.Process(target=_attack,
+                                           args=(target.base_url, stop, answers, only, paths, bodies_url))
         if kind == "attacked":
             attacker.start()
             time.sleep(2)  # let the floods build
@@ -440,6 +447,58 @@ def _costs(flags: str) -> str:
     return "\n".join(lines)
 
 
+def _renice(pid: int, niceness: int) -> None:
+    """Every thread of a process (``setpriority`` on a pid sets one thread's), and what they start later."""
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        os.setpriority(os.PRIO_PROCESS, int(task.name), niceness)
+
+
+BURNERS = {"nothing": None, "a nice 19 burner": 19, "a nice 0 burner": 0}
+"""``--floor``'s phases: normal traffic alone, and beside a process that keeps one core busy at each priority."""
+
+
+def _burn() -> None:
+    while True:
+        pass
+
+
+def _floor(flags: str, seconds: float, rounds: int, clients: int) -> str:
+    """``--floor``: what any busy process on the machine costs normal traffic, with no attack at all. The
+    phases take turns (nothing, then a burner of one core at nice 19, then at nice 0), ``rounds`` times; p95
+    TTFT beside each burner over p95 alone is the floor the attacked/quiet ratio cannot go under while an
+    attack keeps a core busy with work the server must do (parsing, validating, refusing)."""
+    logs = Path(tempfile.mkdtemp(prefix="superfluid-hostile-floor-"))
+    running = start_server([DEFAULT_MODEL, *flags.split()], logs / "serve.log")
+    ttfts: dict[str, list[float]] = {name: [] for name in BURNERS}
+    try:
+        asyncio.run(_normal(running.base_url, 5, clients))  # warm
+        for _ in range(rounds):
+            for name, niceness in BURNERS.items():
+                burner = None
+                if niceness is not None:
+                    burner = multiprocessing.Process(target=_burn, daemon=True)
+                    burner.start()
+                    os.setpriority(os.PRIO_PROCESS, burner.pid or 0, niceness)
+                    time.sleep(0.5)
+                try:
+                    ttfts[name] += asyncio.run(_normal(running.base_url, seconds, clients))[0]
+                finally:
+                    if burner is not None:
+                        burner.kill()
+                        burner.join()
+    finally:
+        stop_server(running)
+    alone = _p(ttfts["nothing"], 0.95)
+    lines = [f"{machine_line()}; {os.cpu_count()} cores",
+             f"model {DEFAULT_MODEL}; flags {flags or '(default)'}; {clients} normal streams x 24 tokens; no "
+             f"attack; {rounds} x ({seconds:g} s each of: {', '.join(BURNERS)}), in turns",
+             f"{'beside':<18} {'requests':>8} {'p50 TTFT ms':>12} {'p95 TTFT ms':>12} {'p95 / alone':>12}"]
+    for name, seen in ttfts.items():
+        lines.append(f"{name:<18} {len(seen):>8} {_p(seen, 0.5) * 1000:>12.0f} {_p(seen, 0.95) * 1000:>12.0f} "
+                     f"{_p(seen, 0.95) / alone:>12.2f}")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=60, help="length of each phase")
@@ -456,7 +515,20 @@ def main() -> None:
     parser.add_argument("--note", default="", help="a line for the record (e.g. what else ran on the machine)")
     parser.add_argument("--costs", action="store_true",
                         help="each big or malformed body alone: answer time and the server process's own CPU")
+    parser.add_argument("--bodies-elsewhere", action="store_true",
+                        help="send the seven repeated bodies to a second superfluid at nice 19 (same flags), the "
+                             "rest of the attack to the server under test: what the bodies cost it without its "
+                             "own process doing any of their work")
+    parser.add_argument("--floor", action="store_true",
+                        help="no attack: normal traffic alone and beside a one-core CPU burner (nice 19, nice 0)")
     args = parser.parse_args()
+    if args.floor:
+        report = _floor(args.server_flags, args.seconds, args.rounds, args.clients) + (
+            f"\nnote: {args.note}" if args.note else "")
+        print(report)
+        if args.record:
+            print("recorded in", record(args.name if args.name != "hostile" else "hostile-floor", report))
+        return
     if args.costs:
         report = _costs(args.server_flags) + (f"\nnote: {args.note}" if args.note else "")
         print(report)
@@ -468,6 +540,7 @@ def main() -> None:
     only = tuple(args.only) or (BOTH_TAKE if args.beside_llama_server else ())
     paths = {} if args.beside_llama_server else {"deep nesting": "/api/chat"}
     servers: list[tuple[str, Any]] = []
+    elsewhere, bodies_url = None, None
     try:
         if args.beside_llama_server:
             from benchmarks.traffic import LANES, WINDOW, start_peer
@@ -481,19 +554,27 @@ def main() -> None:
             running = start_server([DEFAULT_MODEL, *args.server_flags.split()], logs / "serve.log")
             servers = [("superfluid", running)]
             setting = f"flags {args.server_flags}" if args.server_flags else "default flags"
+            if args.bodies_elsewhere:
+                (logs / "elsewhere").mkdir()  # its own sessions directory beside its log
+                elsewhere = start_server([DEFAULT_MODEL, *args.server_flags.split()], logs / "elsewhere" / "serve.log")
+                _renice(elsewhere.process.pid, 19)
+                bodies_url = elsewhere.base_url
+                setting += "; the seven repeated bodies sent to a second superfluid at nice 19"
         targets = [_Target(name, peer.base_url, peer.process.pid, _Sampler(peer.base_url, peer.process.pid))
                    for name, peer in servers]
         for target in targets:
             _start(target, args.clients)
         for round_ in range(args.rounds):
             for target in targets[::-1] if round_ % 2 else targets:
-                _phases(target, args.seconds, args.clients, only, paths)
+                _phases(target, args.seconds, args.clients, only, paths, bodies_url)
         time.sleep(10)  # past the timeouts: what the attacks left behind is gone
         for target in targets:
             _finish(target)
     finally:
         for _, peer in servers:
             peer.stop() if hasattr(peer, "stop") else stop_server(peer)
+        if elsewhere is not None:
+            stop_server(elsewhere)
     if args.only:
         setting += f"; only the attacks {' '.join(args.only)}"
     lines = [f"{machine_line()}; {os.cpu_count()} cores, load average {load_before:.1f} before the run",
