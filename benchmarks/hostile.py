@@ -240,10 +240,11 @@ def _abandoned_streams(base_url: str, stop: threading.Event) -> None:
 
 
 def _attack(base_url: str, stop: Any, answers: Any, only: tuple[str, ...] = (),
-            paths: dict[str, str] | None = None, bodies_url: str | None = None) -> None:
+            paths: dict[str, str] | None = None, bodies_url: str | None = None, keep: tuple[str, ...] = ()) -> None:
     """``only``: run just the attacks whose names contain one of these words (all when empty). When the phase ends,
     how often each repeated attack got each answer goes into ``answers`` (a queue). ``bodies_url``: where the
-    seven repeated bodies go (``--bodies-elsewhere``); the server under test by default."""
+    seven repeated bodies go (``--bodies-elsewhere``), except those whose names hold one of the words in ``keep``
+    (``--keep-here``); the server under test by default."""
     def chosen(name: str) -> bool:
         return not only or any(word in name for word in only)
 
@@ -256,7 +257,8 @@ def _attack(base_url: str, stop: Any, answers: Any, only: tuple[str, ...] = (),
     def looped(name: str, payload: bytes) -> Callable[[], None]:
         def run() -> None:
             while not halt.is_set():
-                answer = _post(bodies_url or base_url, paths.get(name, "/v1/chat/completions"), payload)
+                url = bodies_url if bodies_url and not any(word in name for word in keep) else base_url
+                answer = _post(url, paths.get(name, "/v1/chat/completions"), payload)
                 if not halt.is_set():  # an answer cut by the phase's end is not the server's
                     tally[name][answer] += 1
                 halt.wait(PAUSE_S)
@@ -351,13 +353,13 @@ class _Target:
 
 
 def _phases(target: _Target, seconds: float, clients: int, only: tuple[str, ...], paths: dict[str, str],
-            bodies_url: str | None = None) -> None:
+            bodies_url: str | None = None, keep: tuple[str, ...] = ()) -> None:
     """One quiet phase and one attacked phase of normal traffic on ``target``."""
     answers: Any = multiprocessing.Queue()
     for kind in ("quiet", "attacked"):
         stop = multiprocessing.Event()
         attacker = multiprocessing.Process(target=_attack,
-                                           args=(target.base_url, stop, answers, only, paths, bodies_url))
+                                           args=(target.base_url, stop, answers, only, paths, bodies_url, keep))
         if kind == "attacked":
             attacker.start()
             time.sleep(2)  # let the floods build
@@ -519,6 +521,9 @@ def main() -> None:
                         help="send the seven repeated bodies to a second superfluid at nice 19 (same flags), the "
                              "rest of the attack to the server under test: what the bodies cost it without its "
                              "own process doing any of their work")
+    parser.add_argument("--keep-here", nargs="*", default=[],
+                        help="with --bodies-elsewhere: the bodies whose names hold one of these words stay on the "
+                             "server under test (e.g. anyOf), to see what each costs it")
     parser.add_argument("--floor", action="store_true",
                         help="no attack: normal traffic alone and beside a one-core CPU burner (nice 19, nice 0)")
     args = parser.parse_args()
@@ -560,13 +565,15 @@ def main() -> None:
                 _renice(elsewhere.process.pid, 19)
                 bodies_url = elsewhere.base_url
                 setting += "; the seven repeated bodies sent to a second superfluid at nice 19"
+                if args.keep_here:
+                    setting += f" except those named by {' '.join(args.keep_here)}"
         targets = [_Target(name, peer.base_url, peer.process.pid, _Sampler(peer.base_url, peer.process.pid))
                    for name, peer in servers]
         for target in targets:
             _start(target, args.clients)
         for round_ in range(args.rounds):
             for target in targets[::-1] if round_ % 2 else targets:
-                _phases(target, args.seconds, args.clients, only, paths, bodies_url)
+                _phases(target, args.seconds, args.clients, only, paths, bodies_url, tuple(args.keep_here))
         time.sleep(10)  # past the timeouts: what the attacks left behind is gone
         for target in targets:
             _finish(target)
