@@ -173,4 +173,3 @@ def test_a_oneof_of_tagged_objects_becomes_an_anyof_only_when_no_value_can_match
                      [_block("text"), _block("x", properties={"type": {"enum": ["x", "y"]}})]):  # two values
         assert tagged_union({"oneOf": untagged}) is None
     assert tagged_union({"anyOf": [_block("a"), _block("b")]}) is None  # already "at least one"
-    assert tagged_union({"oneOf": [_block("a"), _block("b")], "anyOf": [{"minProperties": 2}]}) is None

@@ -133,8 +133,7 @@ def _tag(branch: Any, key: str) -> str | None:
     have that property; None otherwise."""
     if not isinstance(branch, dict) or branch.get("type") != "object" or key not in branch.get("required", ()):
         return None
-    tag = branch.get("properties", {}).get(key)
-    enum = tag.get("enum") if isinstance(tag, dict) else None
+    enum = branch.get("properties", {}).get(key, {}).get("enum")
     return json.dumps(enum[0], sort_keys=True) if isinstance(enum, list) and len(enum) == 1 else None
 
 
@@ -144,8 +143,8 @@ def tagged_union(node: dict[str, Any]) -> dict[str, Any] | None:
     and the compiled check stops at the first branch that matches instead of trying them all. None when the
     branches are not tagged so."""
     branches = node.get("oneOf")
-    if "anyOf" in node or not isinstance(branches, list) or len(branches) < 2 or not isinstance(branches[0], dict):
-        return None  # (an anyOf beside it would be lost)
+    if not isinstance(branches, list) or len(branches) < 2 or not isinstance(branches[0], dict):
+        return None
     for key in branches[0].get("required", ()):
         tags = [_tag(branch, key) for branch in branches]
         if None not in tags and len(set(tags)) == len(tags):
