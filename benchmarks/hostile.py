@@ -480,7 +480,7 @@ def _floor(flags: str, seconds: float, rounds: int, clients: int) -> str:
                 if niceness is not None:
                     burner = multiprocessing.Process(target=_burn, daemon=True)
                     burner.start()
-                    os.setpriority(os.PRIO_PROCESS, burner.pid or 0, niceness)
+                    _renice(burner.pid or 0, niceness)
                     time.sleep(0.5)
                 try:
                     ttfts[name] += asyncio.run(_normal(running.base_url, seconds, clients))[0]

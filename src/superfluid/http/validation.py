@@ -173,13 +173,10 @@ def _validator_of(schema: dict[str, Any]) -> Any:
 
 
 @functools.lru_cache(maxsize=64)
-def _validator_from_text(schema_text: str) -> Any:
-    return _validator_of(json.loads(schema_text))
-
-
-@functools.lru_cache(maxsize=64)
-def _acceptor_from_text(schema_text: str) -> Acceptor:
-    return acceptor(json.loads(schema_text))
+def _checks_from_text(schema_text: str) -> tuple[Any, Acceptor]:
+    """In a worker process: the validator and the compiled acceptor of a schema sent as text, from one parse."""
+    schema = json.loads(schema_text)
+    return _validator_of(schema), acceptor(schema)
 
 
 def check_apart(schema_text: str, raw: bytes, max_depth: int, nullable: bool) -> tuple[str, str | None] | None:
@@ -195,9 +192,10 @@ def check_apart(schema_text: str, raw: bytes, max_depth: int, nullable: bool) ->
     if body is None and nullable:
         return None
     checked = stand_in(body)
-    if isinstance(checked, dict) and _acceptor_from_text(schema_text)(checked):
+    validator, accepts = _checks_from_text(schema_text)
+    if isinstance(checked, dict) and accepts(checked):
         return None
-    error = body_error(_validator_from_text(schema_text), checked)
+    error = body_error(validator, checked)
     return None if error is None else (error.message, error.param)
 
 
