@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from schemathesis.generation import GenerationMode
 
 from superfluid.app import SPEC_DIR, SPECS
-from superfluid.http.fast_accept import acceptor, explicit_nulls, fast_form, merged_union
+from superfluid.http.fast_accept import acceptor, explicit_nulls, fast_form, merged_union, tagged_union
 from superfluid.http.validation import _null_alternatives, _validator_of, body_error
 
 WRONG_VALUES: tuple[Any, ...] = (None, True, 0, -1, 1.5, "", "x", [], [1], {}, {"k": None})
@@ -157,3 +157,20 @@ def test_draft_4_types_and_no_defaults_written() -> None:
     body: dict[str, Any] = {"x": 1.5}
     assert accepts(body)
     assert body == {"x": 1.5}
+
+
+def _block(tag: Any, **extra: Any) -> dict[str, Any]:
+    return {"type": "object", "required": ["type"], "properties": {"type": {"type": "string", "enum": [tag]}},
+            **extra}
+
+
+def test_a_oneof_of_tagged_objects_becomes_an_anyof_only_when_no_value_can_match_two() -> None:
+    blocks = {"oneOf": [_block("text"), _block("tool_use")], "description": "a block"}
+    assert tagged_union(blocks) == {"anyOf": blocks["oneOf"], "description": "a block"}
+    for untagged in ([_block("text"), _block("text")],  # the same tag twice
+                     [_block("text"), {**_block("x"), "required": []}],  # the tag not required
+                     [_block("text"), {**_block("x"), "type": ["object", "null"]}],  # null matches both
+                     [_block("text"), _block("x", properties={"type": {"enum": ["x", "y"]}})]):  # two values
+        assert tagged_union({"oneOf": untagged}) is None
+    assert tagged_union({"anyOf": [_block("a"), _block("b")]}) is None  # already "at least one"
+    assert tagged_union({"oneOf": [_block("a"), _block("b")], "anyOf": [{"minProperties": 2}]}) is None
