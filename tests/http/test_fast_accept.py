@@ -170,7 +170,10 @@ def test_a_oneof_of_tagged_objects_becomes_an_anyof_only_when_no_value_can_match
     for untagged in ([_block("text"), _block("text")],  # the same tag twice
                      [_block("text"), {**_block("x"), "required": []}],  # the tag not required
                      [_block("text"), {**_block("x"), "type": ["object", "null"]}],  # null matches both
-                     [_block("text"), _block("x", properties={"type": {"enum": ["x", "y"]}})]):  # two values
+                     [_block("text"), _block("x", properties={"type": {"enum": ["x", "y"]}})],  # two values
+                     [_block(1), _block(1.0)],  # one number to jsonschema
+                     [_block({"k": 1}), _block({"k": 2})]):  # not a string, number or boolean
         assert tagged_union({"oneOf": untagged}) is None
+    assert tagged_union({"oneOf": [_block(True), _block(1), _block("1")]}) is not None  # three values to jsonschema
     assert tagged_union({"anyOf": [_block("a"), _block("b")]}) is None  # already "at least one"
     assert tagged_union({"oneOf": [_block("a"), _block("b")], "anyOf": [{"minProperties": 2}]}) is None

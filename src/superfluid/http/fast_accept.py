@@ -28,7 +28,6 @@ the detailed one (the failing value, the branch's definition) was most of the co
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -130,14 +129,22 @@ def merged_union(node: dict[str, Any]) -> dict[str, Any] | None:
     return merged
 
 
-def _tag(branch: Any, key: str) -> str | None:
-    """The one value a branch allows its ``key`` property (as JSON text), when the branch is an object that must
-    have that property; None otherwise."""
+def _tag(branch: Any, key: str) -> tuple[str, Any] | None:
+    """The one value a branch allows its ``key`` property, when the branch is an object that must have that
+    property and the value is a string, a number or a boolean; None otherwise. Numbers compare as jsonschema's
+    ``enum`` does (1 and 1.0 are one value, true and 1 are two)."""
     if not isinstance(branch, dict) or branch.get("type") != "object" or key not in branch.get("required", ()):
         return None
     tag = branch.get("properties", {}).get(key)
     enum = tag.get("enum") if isinstance(tag, dict) else None
-    return json.dumps(enum[0], sort_keys=True) if isinstance(enum, list) and len(enum) == 1 else None
+    if not isinstance(enum, list) or len(enum) != 1:
+        return None
+    value = enum[0]
+    if isinstance(value, bool):
+        return "boolean", value
+    if isinstance(value, int | float):
+        return "number", float(value)
+    return ("string", value) if isinstance(value, str) else None
 
 
 def tagged_union(node: dict[str, Any]) -> dict[str, Any] | None:
