@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,7 +15,14 @@ from hypothesis import HealthCheck, Phase, given, settings
 from schemathesis.generation import GenerationMode
 
 from superfluid.app import SPEC_DIR, SPECS
-from superfluid.http.fast_accept import acceptor, explicit_nulls, fast_form, merged_union, tagged_union
+from superfluid.http.fast_accept import (
+    DISPATCH,
+    acceptor,
+    explicit_nulls,
+    fast_form,
+    merged_union,
+    tagged_union,
+)
 from superfluid.http.validation import _null_alternatives, _validator_of, body_error
 
 WRONG_VALUES: tuple[Any, ...] = (None, True, 0, -1, 1.5, "", "x", [], [1], {}, {"k": None})
@@ -166,7 +174,8 @@ def _block(tag: Any, **extra: Any) -> dict[str, Any]:
 
 def test_a_oneof_of_tagged_objects_becomes_an_anyof_only_when_no_value_can_match_two() -> None:
     blocks = {"oneOf": [_block("text"), _block("tool_use")], "description": "a block"}
-    assert tagged_union(blocks) == {"anyOf": blocks["oneOf"], "description": "a block"}
+    assert tagged_union(blocks) == {"anyOf": blocks["oneOf"], "description": "a block",
+                                    DISPATCH: ["type", ["text", "tool_use"]]}
     for untagged in ([_block("text"), _block("text")],  # the same tag twice
                      [_block("text"), {**_block("x"), "required": []}],  # the tag not required
                      [_block("text"), {**_block("x"), "type": ["object", "null"]}],  # null matches both
@@ -177,3 +186,32 @@ def test_a_oneof_of_tagged_objects_becomes_an_anyof_only_when_no_value_can_match
     assert tagged_union({"oneOf": [_block(True), _block(1), _block("1")]}) is not None  # three values to jsonschema
     assert tagged_union({"anyOf": [_block("a"), _block("b")]}) is None  # already "at least one"
     assert tagged_union({"oneOf": [_block("a"), _block("b")], "anyOf": [{"minProperties": 2}]}) is None
+
+
+def test_a_union_with_string_tags_is_checked_by_its_tag() -> None:
+    """The compiled check tries only the branch whose tag the value carries; what it accepts is still exactly
+    what jsonschema accepts of the oneOf."""
+    text = _block("text", properties={"type": {"enum": ["text"]}, "text": {"type": "string"}},
+                  required=["type", "text"])
+    image = _block("image", properties={"type": {"enum": ["image"]}, "size": {"type": "integer"}})
+    schema = {"type": "object", "properties": {"blocks": {"type": "array", "items": {"oneOf": [text, image]}}}}
+    form = fast_form(schema)
+    assert form["properties"]["blocks"]["items"][DISPATCH] == ["type", ["text", "image"]]
+    accepts, validator = acceptor(schema), _validator_of(schema)
+    for blocks in ([{"type": "text", "text": "hi"}, {"type": "image", "size": 3}, {"type": "image"}],
+                   [{"type": "text"}], [{"type": "image", "size": "big"}], [{"type": "video"}], [{"text": "hi"}],
+                   [{"type": 1}], ["text"], [None], [{"type": ["text"], "text": "x"}]):
+        body = {"blocks": blocks}
+        assert accepts(body) == (body_error(validator, body) is None), blocks
+    assert accepts({"blocks": [{"type": "text", "text": "hi"}, {"type": "image"}]})
+
+
+def test_only_string_tags_are_dispatched_on() -> None:
+    assert DISPATCH not in tagged_union({"oneOf": [_block(1), _block(2)]})  # type: ignore[operator]
+    assert DISPATCH in tagged_union({"oneOf": [_block("a"), _block("b")]})  # type: ignore[operator]
+
+
+def test_anthropic_content_blocks_are_dispatched_on() -> None:
+    document = Specification.load(SPEC_DIR / "anthropic.yaml")
+    schema = document["paths"]["/v1/messages"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert f'"{DISPATCH}": ["type", ["text", ' in json.dumps(fast_form(_null_alternatives(schema)))
