@@ -86,6 +86,48 @@ def test_bad_enum_value(fake_app: TestClient) -> None:
     assert _error(response)["param"] == "messages[0].role"
 
 
+MESSAGES = "/v1/messages"
+
+
+def _anthropic_message(response: Any) -> str:
+    assert response.status_code == 400
+    body = response.json()
+    assert body["type"] == "error" and body["error"]["type"] == "invalid_request_error"
+    return str(body["error"]["message"])
+
+
+@pytest.mark.parametrize(("block", "missing"), [
+    ({"type": "text"}, "text"),
+    ({"type": "image"}, "source"),
+    ({"type": "tool_use", "name": "x", "input": {}}, "id"),
+])
+def test_a_content_block_is_judged_by_the_branch_its_type_names(
+        fake_app: TestClient, block: dict[str, Any], missing: str) -> None:
+    """A block's ``type`` picks its branch of the union: the error names the field that branch misses, not
+    another branch's tag ("'text' is not one of ['image']")."""
+    response = fake_app.post(MESSAGES, json={"model": "m", "max_tokens": 4,
+                                             "messages": [{"role": "user", "content": [block]}]})
+    message = _anthropic_message(response)
+    assert f"missing required field 'messages[0].content[0].{missing}'" in message
+    assert "is not one of" not in message
+
+
+def test_an_unknown_block_type_lists_every_type_allowed(fake_app: TestClient) -> None:
+    response = fake_app.post(MESSAGES, json={"model": "m", "max_tokens": 4,
+                                             "messages": [{"role": "user", "content": [{"type": "bogus"}]}]})
+    message = _anthropic_message(response)
+    assert "messages[0].content[0].type" in message
+    for allowed in ("'text'", "'image'", "'tool_use'", "'tool_result'", "'thinking'"):
+        assert allowed in message
+
+
+def test_a_wrong_field_inside_the_named_block_is_named(fake_app: TestClient) -> None:
+    response = fake_app.post(MESSAGES, json={"model": "m", "max_tokens": 4, "messages": [
+        {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": 5}]}]})
+    message = _anthropic_message(response)
+    assert "messages[0].content[1].text" in message and "is not of type 'string'" in message
+
+
 def test_unknown_fields_are_ignored(fake_app: TestClient) -> None:
     response = fake_app.post(CHAT, json=_valid_chat(some_future_field={"x": 1}))
     assert response.status_code == 404  # got past validation to the handler

@@ -55,13 +55,47 @@ def _field_path(error: jsonschema.ValidationError) -> str | None:
 
 
 def _deepest(error: jsonschema.ValidationError) -> jsonschema.ValidationError:
-    """For oneOf/anyOf failures, the branch error that got furthest into the instance."""
-    best = error
-    for sub in error.context or ():
+    """For oneOf/anyOf failures, the branch error that got furthest into the instance, among the branches the
+    value's tag names (``_branches_named``)."""
+    subs, named = _branches_named(error)
+    best = _deepest(subs[0]) if named else error  # the tag names one branch: its errors stand for the union's
+    for sub in subs:
         candidate = _deepest(sub)
         if len(candidate.absolute_path) > len(best.absolute_path):
             best = candidate
     return best
+
+
+TAG_VALIDATORS = ("enum", "const")
+
+
+def _branches_named(error: jsonschema.ValidationError) -> tuple[list[jsonschema.ValidationError], bool]:
+    """The errors of a oneOf/anyOf's branches worth reporting, and whether they are one branch's. A branch whose
+    own property failed ``enum`` or ``const`` is one the value's tag rules out (an Anthropic block of type "text"
+    is no image block), so where some branches are left only theirs count: a text block without its text is
+    reported as that, not as "'text' is not one of ['image']". Where the tag rules out every branch, one error
+    names the tag and every value allowed."""
+    context = list(error.context or ())
+    if error.validator not in ("oneOf", "anyOf") or not isinstance(error.instance, dict):
+        return context, False
+    ruled_out = [sub for sub in context if sub.validator in TAG_VALIDATORS and len(sub.relative_path) == 1]
+    if not ruled_out:
+        return context, False
+    branches = {sub.relative_schema_path[0] for sub in ruled_out}
+    kept = [sub for sub in context if sub.relative_schema_path[0] not in branches]
+    if kept:
+        return kept, len({sub.relative_schema_path[0] for sub in kept}) == 1
+    tag = ruled_out[0].relative_path[0]
+    if any(sub.relative_path[0] != tag for sub in ruled_out):
+        return context, False
+    allowed: list[Any] = []
+    for sub in ruled_out:
+        values = sub.validator_value if sub.validator == "enum" else [sub.validator_value]
+        allowed += [value for value in values if value not in allowed]
+    value = error.instance.get(tag)
+    return [jsonschema.ValidationError(f"{value!r} is not one of {allowed!r}", validator="enum",
+                                       validator_value=allowed, instance=value,
+                                       path=[*error.absolute_path, tag])], False
 
 
 def _null_alternatives(node: Any) -> Any:
