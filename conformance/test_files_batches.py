@@ -44,13 +44,18 @@ models = ["{DEFAULT_MODEL}"]
 """
 
 
+OPERATOR_SAMPLING = ["--temp", "0"]
+"""The operator's sampling flags: greedy for every interactive request that names no temperature. Batch lines keep
+the model's defaults (each line here that should be greedy says temperature 0 itself)."""
+
+
 @pytest.fixture(scope="module")
 def batch_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     base = tmp_path_factory.mktemp("batches")
     (base / "policy.toml").write_text(POLICY)
     running = start_server([DEFAULT_MODEL, EMBEDDER, "--parallel", "2", "--ctx-size", "2048", "--threads", "1",
                             "--files-max-bytes", str(QUOTA), "--files-expiry", "1h",
-                            "--key-policy", str(base / "policy.toml")], base / "server.log")
+                            "--key-policy", str(base / "policy.toml"), *OPERATOR_SAMPLING], base / "server.log")
     yield running
     stop_server(running)
 
@@ -209,6 +214,32 @@ def test_lines_without_max_tokens_are_capped_and_use_the_default_model(sdk: Open
     [out] = read_jsonl(sdk, done.output_file_id)
     assert out["response"]["body"]["model"] == DEFAULT_MODEL
     assert out["response"]["body"]["usage"]["completion_tokens"] <= 2048
+
+
+UNSET_SAMPLING = {"model": DEFAULT_MODEL, "n": 3, "max_tokens": 16, "seed": 11, "logprobs": True, "top_logprobs": 1,
+                  "messages": [{"role": "user", "content": "Tell me about a strange dream you had."}]}
+
+
+def _off_the_top(choices: list[dict[str, Any]]) -> int:
+    """How many tokens of the choices were not the likeliest at their step (0 for a greedy reply)."""
+    return sum(step["logprob"] < step["top_logprobs"][0]["logprob"]
+               for choice in choices for step in choice["logprobs"]["content"])
+
+
+def test_the_operators_temperature_is_the_default_for_requests_but_not_for_batch_lines(
+        sdk: OpenAI, batch_server: RunningServer) -> None:
+    """--temp 0: a request that names no temperature is greedy (every token of three choices the likeliest) and
+    /props says so; the same body as a batch line samples at the model's own default."""
+    props = httpx.get(batch_server.base_url + "/props", headers={"Authorization": f"Bearer {ALICE}"}).json()
+    assert props["default_generation_settings"]["params"]["temperature"] == 0
+    reply = sdk.chat.completions.create(**UNSET_SAMPLING).model_dump()
+    assert len(reply["choices"]) == 3 and _off_the_top(reply["choices"]) == 0
+    line = {"custom_id": "model-defaults", "method": "POST", "url": "/v1/chat/completions", "body": UNSET_SAMPLING}
+    done = wait_until_ended(sdk, sdk.batches.create(input_file_id=upload(sdk, [line]),
+                                                    endpoint="/v1/chat/completions", completion_window="24h").id)
+    [out] = read_jsonl(sdk, done.output_file_id)
+    choices = out["response"]["body"]["choices"]
+    assert len(choices) == 3 and _off_the_top(choices) > 0
 
 
 def test_a_malformed_input_file_fails_the_batch_naming_its_lines(sdk: OpenAI) -> None:

@@ -141,6 +141,23 @@ def test_limit_flags_must_be_positive(argv: list[str], capsys: pytest.CaptureFix
     assert caught.value.code == 2
 
 
+def test_sampling_flags_use_llama_servers_names_and_land_in_order() -> None:
+    settings = _settings("--min-p", "0.1", "--temp", "0", "--top-k", "5", "--top-p", "0.9")
+    assert settings.sampling == (("temperature", 0.0), ("top_k", 5), ("top_p", 0.9), ("min_p", 0.1))
+    assert isinstance(dict(settings.sampling)["top_k"], int)
+    assert _settings().sampling == ()
+    assert _settings("--temp", "1.5").sampling == (("temperature", 1.5),)
+
+
+@pytest.mark.parametrize("argv", [["--temp", "-0.1"], ["--temp", "nan"], ["--temp", "inf"], ["--top-p", "1.5"],
+                                  ["--min-p", "-1"], ["--top-k", "2.5"], ["--top-k", "-1"], ["--temp", "warm"]])
+def test_sampling_flags_out_of_range_exit_with_usage(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        _settings(*argv)
+    assert caught.value.code == 2
+    assert argv[0] in capsys.readouterr().err
+
+
 def test_team_flags_land_on_their_fields(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SUPERFLUID_API_KEY", "from-env")
     settings = _settings(

@@ -6,7 +6,7 @@ import argparse
 import logging
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +112,7 @@ def _parser() -> argparse.ArgumentParser:
                             "2-3x; llama.cpp's choice for a shared KV pool and for embedding models)")
     serve.add_argument("-n", "--max-tokens", type=int, default=None,
                        help="reply cap when a request names none (default: fill the context)")
+    _sampling_flags(serve)
     serve.add_argument("--chat-template", choices=BUILTIN_TEMPLATES, default=None,
                        help="use a built-in chat template instead of the model's")
     serve.add_argument("--chat-template-file", type=Path, default=None, help="Jinja chat template file")
@@ -215,6 +216,39 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+SAMPLING_FLAGS = (("--temp", "temperature", 0.0, None, "temperature (0: greedy)"),
+                  ("--top-k", "top_k", 0.0, None, "top-k (0: off)"),
+                  ("--top-p", "top_p", 0.0, 1.0, "top-p (1: off)"),
+                  ("--min-p", "min_p", 0.0, 1.0, "min-p (0: off)"))
+"""The operator's sampling defaults, with llama-server's names: flag, field, lowest, highest, what it is."""
+
+
+def _sampling_flags(serve: argparse.ArgumentParser) -> None:
+    for flag, field, low, high, what in SAMPLING_FLAGS:
+        serve.add_argument(flag, dest=f"sampling_{field}", type=_bounded(low, high, whole=field == "top_k"),
+                           default=None, metavar="X",
+                           help=f"{what} for requests that set none (default: the model's; batch lines keep the "
+                                "model's)")
+
+
+def _bounded(low: float, high: float | None, *, whole: bool) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if value != value or value < low or (high is not None and value > high) or value == float("inf"):
+            span = f"between {low:g} and {high:g}" if high is not None else f"at least {low:g}"
+            raise argparse.ArgumentTypeError(f"must be {span}, got {text}")
+        if whole:
+            if not value.is_integer():
+                raise argparse.ArgumentTypeError(f"must be a whole number, got {text}")
+            return int(value)
+        return value
+
+    return parse
+
+
 def _gather_ms(text: str) -> float:
     value = float(text)
     if not 0 <= value <= 1000:
@@ -267,6 +301,8 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         batch_size=args.batch_size,
         flash_attn=args.flash_attn,
         max_tokens=args.max_tokens,
+        sampling=tuple((field, getattr(args, f"sampling_{field}")) for _, field, *_ in SAMPLING_FLAGS
+                       if getattr(args, f"sampling_{field}") is not None),
         chat_template=args.chat_template,
         chat_template_file=args.chat_template_file,
         alias=args.alias,

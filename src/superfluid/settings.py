@@ -98,6 +98,9 @@ class Settings:
     choice for a shared pool and for embedding models; see ``flash_attn_type`` in engine/models/llama_model.py)."""
     max_tokens: int | None = None
     """Server-wide cap on generated tokens when a request names none."""
+    sampling: tuple[tuple[str, float], ...] = ()
+    """The operator's sampling defaults (--temp, --top-k, --top-p, --min-p), over each generation model's own
+    for every request that names none of them, batch lines excepted (they keep the model's)."""
     chat_template: str | None = None
     """Built-in template name (chatml, gemma, llama3, ...) overriding the model's."""
     chat_template_file: Path | None = None

@@ -83,6 +83,9 @@ class GenerationRequest:
     tools: ToolPolicy | None = None
     logprobs: int | None = None
     """None: off; k >= 0: the chosen token's log probability plus the k most likely alternatives."""
+    batch_line: bool = False
+    """A line of a /v1/batches batch: sampling fields it leaves out take the model's defaults, not the
+    operator's (--temp ...)."""
 
 
 @dataclass(frozen=True)

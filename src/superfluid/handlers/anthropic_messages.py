@@ -11,7 +11,7 @@ from starlette.responses import JSONResponse, Response
 from superfluid.engine import GenerationRequest, is_light
 from superfluid.handlers import anthropic_params as params
 from superfluid.handlers import anthropic_replies as replies
-from superfluid.handlers.context import built, qos_and_invariance, request_body, services
+from superfluid.handlers.context import built, in_batch_line, qos_and_invariance, request_body, services
 from superfluid.handlers.generation import start_generation, stream_reply, whole_reply_of
 from superfluid.http.offload import offload_of
 
@@ -21,7 +21,9 @@ async def create_message() -> Response:
     svc = services()
     model = await svc.models.get(body["model"])
     qos, invariant = qos_and_invariance()
-    request = await built(lambda: params.generation_request(body, model, qos=qos, invariant=invariant))
+    batch_line = in_batch_line()
+    request = await built(lambda: params.generation_request(body, model, qos=qos, invariant=invariant,
+                                                            batch_line=batch_line))
     message_id = replies.new_message_id()
     show_thinking = params.shows_thinking(body)
     if body.get("stream"):

@@ -230,8 +230,8 @@ def prompt(body: Mapping[str, Any], model: ServedModel) -> ChatPrompt:
     return ChatPrompt(messages=history, template_kwargs=thinking_kwargs(body.get("thinking"), model), prefill=text)
 
 
-def generation_request(body: Mapping[str, Any], model: ServedModel, *, qos: str, invariant: bool
-                       ) -> GenerationRequest:
+def generation_request(body: Mapping[str, Any], model: ServedModel, *, qos: str, invariant: bool,
+                       batch_line: bool = False) -> GenerationRequest:
     """The whole request. Sampling fields read as on chat completions (top_k is Anthropic's own; superfluid's
     extensions such as min_p, seed or ignore_eos are read the same way)."""
     return GenerationRequest(
@@ -244,4 +244,5 @@ def generation_request(body: Mapping[str, Any], model: ServedModel, *, qos: str,
         constraint=output_constraint(body.get("output_config")),
         qos=qos,
         batch_invariant=invariant,
+        batch_line=batch_line,
     )

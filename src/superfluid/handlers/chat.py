@@ -23,7 +23,7 @@ from superfluid.engine import (
 from superfluid.errors import InvalidRequest, SuperfluidError
 from superfluid.handlers import openai_params as params
 from superfluid.handlers import openai_shapes as shapes
-from superfluid.handlers.context import built, now, qos_and_invariance, request_body, services
+from superfluid.handlers.context import built, in_batch_line, now, qos_and_invariance, request_body, services
 from superfluid.handlers.conversation import reasoning_kwargs, refuse_media
 from superfluid.handlers.generation import SSE, start_generation, stream_reply, whole_reply
 from superfluid.http.dialect import Dialect, stream_error
@@ -143,6 +143,7 @@ async def create_chat_completion() -> Response:
         logprobs=logprobs_request(body),
         qos=qos,
         batch_invariant=invariant,
+        batch_line=in_batch_line(),
     ))
     completion_id = svc.next_id("chatcmpl")
     created = now()

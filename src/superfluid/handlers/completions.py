@@ -18,7 +18,7 @@ from superfluid.engine import (
 from superfluid.errors import SuperfluidError, UnsupportedParameter
 from superfluid.handlers import openai_params as params
 from superfluid.handlers import openai_shapes as shapes
-from superfluid.handlers.context import admit_fim, now, qos_and_invariance, request_body, services
+from superfluid.handlers.context import admit_fim, in_batch_line, now, qos_and_invariance, request_body, services
 from superfluid.handlers.generation import SSE, start_generation, stream_reply, whole_reply
 from superfluid.http.dialect import Dialect, stream_error
 from superfluid.http.streams import SSE_COMMENT_KEEPALIVE, Frame, sse_data
@@ -56,6 +56,7 @@ async def create_completion() -> Response:
         logprobs=body.get("logprobs"),
         qos=qos,
         batch_invariant=invariant,
+        batch_line=in_batch_line(),
     )
     completion_id = svc.next_id("cmpl")
     created = now()

@@ -74,6 +74,11 @@ async def admit_fim(model: ServedModel) -> ServedModel:
     return serving
 
 
+def in_batch_line() -> bool:
+    """Whether this request is a line of a /v1/batches batch (dispatched in process; no client can say so)."""
+    return observe.BATCH_OWNER in context.scope
+
+
 def qos_and_invariance(default_qos: str = "interactive") -> tuple[str, bool]:
     """The x-superfluid-qos class and x-superfluid-batch-invariant flag of this request."""
     qos = (header("x-superfluid-qos") or default_qos).strip().lower()

@@ -30,7 +30,15 @@ from superfluid.errors import ContextLengthExceeded, InvalidRequest, NotFound, S
 from superfluid.handlers import openai_params as params
 from superfluid.handlers import responses_input as rin
 from superfluid.handlers import responses_shapes as shapes
-from superfluid.handlers.context import built, key_id, now, qos_and_invariance, request_body, services
+from superfluid.handlers.context import (
+    built,
+    in_batch_line,
+    key_id,
+    now,
+    qos_and_invariance,
+    request_body,
+    services,
+)
 from superfluid.handlers.generation import SSE, start_generation, stream_reply, whole_reply_of
 from superfluid.handlers.responses_render import ResponseRender
 from superfluid.http.dialect import Dialect, stream_error
@@ -82,6 +90,7 @@ async def create_response() -> Response:
         logprobs=rin.logprobs_request(body),
         qos=qos,
         batch_invariant=invariant,
+        batch_line=in_batch_line(),
     ))
     request, prepared = await _prepare(model, request, auto_truncate=body.get("truncation") == "auto")
     base = shapes.base_response(body, response_id=rin.new_id("resp"), created_at=now(), model=model.id)

@@ -16,6 +16,8 @@ from superfluid.engine.types import SamplingParams
 
 # llama.cpp's own defaults, used when neither the request nor the GGUF says otherwise.
 LLAMA_DEFAULTS: dict[str, float] = {"temperature": 0.8, "top_k": 40, "top_p": 0.95, "min_p": 0.05}
+OPERATOR_FIELDS = tuple(LLAMA_DEFAULTS)
+"""What the operator's sampling flags (--temp, --top-k, --top-p, --min-p) set over a model's defaults."""
 
 
 @dataclass(frozen=True)
@@ -34,9 +36,9 @@ class EffectiveSampling:
     logit_bias: tuple[tuple[int, float], ...]
 
 
-def model_defaults(declared: Mapping[str, float]) -> dict[str, float]:
-    """A model's sampling defaults: what its GGUF declares over llama.cpp's."""
-    return {**LLAMA_DEFAULTS, **declared}
+def model_defaults(declared: Mapping[str, float], operator: Mapping[str, float] | None = None) -> dict[str, float]:
+    """A model's sampling defaults: what its GGUF declares over llama.cpp's, and the operator's flags over both."""
+    return {**LLAMA_DEFAULTS, **declared, **(operator or {})}
 
 
 def resolve(params: SamplingParams, defaults: Mapping[str, float], *, seed_offset: int = 0,

@@ -82,6 +82,8 @@ class ModelProfile:
     """For an embedding model: mean, cls or last (--pooling, else the GGUF's); none cannot be served."""
     fim_model: str | None = None
     """The model that answers this one's fill-in-the-middle requests (--fim-model), where it has no FIM tokens."""
+    operator_sampling: tuple[tuple[str, float], ...] = ()
+    """The operator's sampling flags (Settings.sampling)."""
 
     runtime = "llamacpp"
 
@@ -97,7 +99,7 @@ class ModelProfile:
         fim_model = settings.fim_model if meta.fim is None and settings.fim_model != model_id else None
         return cls(model_id, origin, path, meta, template, template_origin, window,
                    kind="embedding" if embedding else "generation", pooling=pooling,
-                   fim_model=None if embedding else fim_model)
+                   fim_model=None if embedding else fim_model, operator_sampling=settings.sampling)
 
     # What every runtime's profile answers (see engine.models.registry.AnyProfile).
     @property
@@ -126,6 +128,12 @@ class ModelProfile:
 
     @property
     def sampling_defaults(self) -> dict[str, float]:
+        """What a request that names no sampling field runs with: the operator's flags over the model's."""
+        return model_defaults(self.meta.sampling_defaults, dict(self.operator_sampling))
+
+    @property
+    def model_sampling_defaults(self) -> dict[str, float]:
+        """The model's own defaults, without the operator's flags (what a batch line runs with)."""
         return model_defaults(self.meta.sampling_defaults)
 
     def dialect(self) -> dict[str, Any]:

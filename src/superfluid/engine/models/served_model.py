@@ -125,6 +125,7 @@ class ServedModel:
         self.settings = settings
         self.template = profile.template
         self.sampling_defaults = profile.sampling_defaults
+        self.model_sampling_defaults = profile.model_sampling_defaults
         self.grammar_tokenizer = GrammarTokenizer(llama.vocab, llama.meta.n_vocab, llama.eog_tokens)
         # The call format's markers that this vocabulary holds as control tokens (Mistral's [TOOL_CALLS]).
         fmt = self.template.call_format
@@ -392,6 +393,7 @@ class ServedModel:
         thinking = chat and self.template.thinks
         answer_tags = self.template.answer_tags if chat else None
         banned = self.llama.eog_tokens if request.sampling.ignore_eos else ()
+        defaults = self.model_sampling_defaults if request.batch_line else self.sampling_defaults
         plan = prepared.plan
         deadline = None
         if request.qos == "completion" and self.settings.completion_deadline_ms:
@@ -401,7 +403,7 @@ class ServedModel:
                 index=i,
                 prompt=prepared.tokens,
                 max_new_tokens=max_new,
-                sampling=resolve(request.sampling, self.sampling_defaults, seed_offset=i, banned=banned),
+                sampling=resolve(request.sampling, defaults, seed_offset=i, banned=banned),
                 output=TextOutput(request.stop, thinking=thinking, in_reasoning=prepared.starts_in_reasoning,
                                   markers=self.template.reasoning, answer_tags=answer_tags),
                 sink=sink,
