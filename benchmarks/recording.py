@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import platform
 import time
 from pathlib import Path
@@ -49,5 +50,26 @@ def machine_line() -> str:
     except (ImportError, AttributeError, OSError):
         kernels = "unknown"
     return (f"CPU {info.get('model name', platform.processor() or 'unknown')} ({info.get('vendor_id', '?')} family "
-            f"{info.get('cpu family', '?')} model {info.get('model', '?')}), kind {cpu_kind()}; llama.cpp kernels: "
-            f"{kernels}")
+            f"{info.get('cpu family', '?')} model {info.get('model', '?')}), kind {cpu_kind()}; {topology()}; "
+            f"llama.cpp kernels: {kernels}")
+
+
+def topology() -> str:
+    """How the CPUs this process may use share cores, and the first one's caches (from /sys): on a 2-vCPU VM,
+    two hyperthreads of one core and two cores of their own decode differently."""
+    cpus = sorted(os.sched_getaffinity(0))
+    base = Path("/sys/devices/system/cpu")
+    siblings = set()
+    for cpu in cpus:
+        try:
+            siblings.add((base / f"cpu{cpu}" / "topology" / "thread_siblings_list").read_text().strip())
+        except OSError:
+            return "topology unknown"
+    caches = []
+    for index in sorted((base / f"cpu{cpus[0]}" / "cache").glob("index*")):
+        try:
+            level, kind, size = ((index / name).read_text().strip() for name in ("level", "type", "size"))
+        except OSError:
+            continue
+        caches.append(f"L{level}{'d' if kind == 'Data' else 'i' if kind == 'Instruction' else ''} {size}")
+    return f"{len(cpus)} CPUs on {len(siblings)} cores; " + (", ".join(caches) or "caches unknown")
