@@ -129,6 +129,7 @@ async def create_chat_completion() -> Response:
     svc = services()
     model = await svc.models.get(body["model"])
     qos, invariant = qos_and_invariance()
+    batch_line = in_batch_line()
     stream = bool(body.get("stream"))
     request = await built(lambda: GenerationRequest(
         model=model.id,
@@ -143,7 +144,7 @@ async def create_chat_completion() -> Response:
         logprobs=logprobs_request(body),
         qos=qos,
         batch_invariant=invariant,
-        batch_line=in_batch_line(),
+        batch_line=batch_line,
     ))
     completion_id = svc.next_id("chatcmpl")
     created = now()

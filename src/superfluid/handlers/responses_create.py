@@ -77,6 +77,7 @@ async def create_response() -> Response:
             raise UnsupportedParameter(why, param=name)
     model = await svc.models.get(body["model"])
     qos, invariant = qos_and_invariance()
+    batch_line = in_batch_line()
     items, history = await _conversation(body, svc.state.responses, key_id())
     request = await built(lambda: GenerationRequest(
         model=model.id,
@@ -90,7 +91,7 @@ async def create_response() -> Response:
         logprobs=rin.logprobs_request(body),
         qos=qos,
         batch_invariant=invariant,
-        batch_line=in_batch_line(),
+        batch_line=batch_line,
     ))
     request, prepared = await _prepare(model, request, auto_truncate=body.get("truncation") == "auto")
     base = shapes.base_response(body, response_id=rin.new_id("resp"), created_at=now(), model=model.id)
