@@ -228,14 +228,16 @@ def start_peer(kind: str, threads: int, logs: Path, *, name: str | None = None,
                               logs=logs, binary=llama_server, name=name or kind)
 
 
-def side_by_side(threads: int, logs: Path, llama_server: Path, first: str = "superfluid") -> dict[str, peers.Peer]:
-    """superfluid and llama-server (``start_peer``), the one named ``first`` started first
+def side_by_side(threads: int, logs: Path, llama_server: Path, first: str = "superfluid",
+                 flags: tuple[str, ...] = ()) -> dict[str, peers.Peer]:
+    """superfluid (with ``flags`` added) and llama-server (``start_peer``), the one named ``first`` started first
     (benchmarks/start_order.py). The mapping lists superfluid first either way."""
     kinds = ("superfluid", "llama-server")
     started: dict[str, peers.Peer] = {}
     try:
         for kind in sorted(kinds, key=lambda k: k != first):
-            started[kind] = start_peer(kind, threads, logs, llama_server=llama_server)
+            started[kind] = start_peer(kind, threads, logs, llama_server=llama_server,
+                                       flags=flags if kind == "superfluid" else ())
     except BaseException:
         for peer in started.values():
             peer.stop()

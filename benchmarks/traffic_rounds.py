@@ -15,6 +15,10 @@ The record's file name carries the processor's kind (``traffic-rounds-intel-amx`
 ``SUPERFLUID_AMX=off`` on a CPU with AMX both servers load without llama.cpp's extra buffer types, so both run the
 plain AVX-512 kernels, the ones a CPU without AMX runs; that record is named ``...-plain-kernels``.
 
+``--superfluid-flags "..."`` adds flags to superfluid's command line, to try one of its own choices that
+llama-server does not make (``--huge-pages off``, ``--spec-draft 0``); the record's name ends with them
+(``...-hugepages-off``).
+
 Run: ``python -m benchmarks.traffic_rounds [--rounds 5] [--levels 1,8,16] [--record]`` (about a minute a
 round on the AMX kernels, two on the plain ones). Never part of the test suite.
 """
@@ -26,6 +30,8 @@ import asyncio
 import json
 import os
 import platform
+import re
+import shlex
 import statistics
 from pathlib import Path
 from typing import Any
@@ -115,13 +121,17 @@ def main() -> None:
     parser.add_argument("--record", action="store_true")
     parser.add_argument("--llama-server", type=Path, default=peers.LLAMA_SERVER)
     parser.add_argument("--note", default="", help="a line for the record (e.g. what else ran on the machine)")
+    parser.add_argument("--superfluid-flags", default="",
+                        help="more flags for superfluid, to try one of its own choices against llama-server "
+                             "(e.g. \"--huge-pages off\"); the record's name says them")
     args = parser.parse_args()
+    flags = tuple(shlex.split(args.superfluid_flags))
     levels = [int(x) for x in args.levels.split(",")]
     gguf = resolve(DEFAULT_MODEL).locate()
     logs = Path(f"/tmp/superfluid-traffic-rounds-{os.getpid()}")
     logs.mkdir(exist_ok=True)
     load_before = os.getloadavg()[0]
-    servers = traffic.side_by_side(args.threads, logs, args.llama_server)
+    servers = traffic.side_by_side(args.threads, logs, args.llama_server, flags=flags)
     try:
         cells = asyncio.run(run(servers, levels, args.tokens, args.rounds))
     finally:
@@ -134,11 +144,13 @@ def main() -> None:
               f"model {gguf.name}; {args.tokens} tokens/stream; {traffic.LANES} lanes x {traffic.WINDOW} window; "
               f"flash attention {peers.flash_attn()} on every side; {kernels}; {args.rounds} rounds; load average "
               f"{load_before:.1f} before, {os.getloadavg()[0]:.1f} after"
+              + (f"; superfluid also given {' '.join(flags)}" if flags else "")
               + (f"\nnote: {args.note}" if args.note else ""))
     text = report(cells, levels, header)
     print(text)
     if args.record:
-        name = f"traffic-rounds-{cpu_kind()}" + ("-plain-kernels" if plain_kernels() else "")
+        name = (f"traffic-rounds-{cpu_kind()}" + ("-plain-kernels" if plain_kernels() else "")
+                + "".join(f"-{re.sub('[^a-z0-9]+', '', part.lower())}" for part in flags))
         print(record(name, text + "\n" + json.dumps(cells, indent=1)))
 
 
