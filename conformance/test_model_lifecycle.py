@@ -149,6 +149,8 @@ def test_two_models_serve_together_and_the_idle_one_unloads(fleet: RunningServer
         assert time.monotonic() - started < IDLE_S + 30, "the idle model never unloaded"
         time.sleep(0.5)
     assert time.monotonic() - started >= IDLE_S - 1
+    # The state turns "unloading" when the unload starts; it counts once the model's memory is freed.
+    _until(lambda: _state(http, SECOND_MODEL) == "unloaded", 30, "the idle model's unload to finish")
     assert metric(http, "superfluid_model_unloads_total", model=SECOND_MODEL, reason="idle") == 1
     assert _state(http, DEFAULT_MODEL) == "loaded"
 
