@@ -16,8 +16,8 @@ The record's file name carries the processor's kind (``traffic-rounds-intel-amx`
 plain AVX-512 kernels, the ones a CPU without AMX runs; that record is named ``...-plain-kernels``.
 
 ``--superfluid-flags "..."`` adds flags to superfluid's command line, to try one of its own choices that
-llama-server does not make (``--huge-pages off``, ``--spec-draft 0``); the record's name ends with them
-(``...-hugepages-off``).
+llama-server does not make (``--spec-draft 0``, ``--switch-interval-ms 5``); the record's name ends with them
+(``...-specdraft-0``).
 
 Run: ``python -m benchmarks.traffic_rounds [--rounds 5] [--levels 1,8,16] [--record]`` (about a minute a
 round on the AMX kernels, two on the plain ones). Never part of the test suite.
@@ -123,7 +123,7 @@ def main() -> None:
     parser.add_argument("--note", default="", help="a line for the record (e.g. what else ran on the machine)")
     parser.add_argument("--superfluid-flags", default="",
                         help="more flags for superfluid, to try one of its own choices against llama-server "
-                             "(e.g. \"--huge-pages off\"); the record's name says them")
+                             "(e.g. \"--spec-draft 0\"); the record's name says them")
     args = parser.parse_args()
     flags = tuple(shlex.split(args.superfluid_flags))
     levels = [int(x) for x in args.levels.split(",")]
