@@ -95,11 +95,11 @@ def report(cells: dict[str, list[dict[str, Any]]], levels: list[int], header: st
             errors = sum(len(r[name]["errors"]) for r in runs for name in ("superfluid", "llama-server"))
             lines.append(f"{cell:<12}{_spread(agg):>20}{_spread(ttft):>20}  {f'{ours:.1f} / {theirs:.1f}':<40}  "
                          + " ".join(f"{a:.2f}" for a in agg) + (f"  errors {errors}" if errors else ""))
+            agg_median, ttft_median = statistics.median(agg), statistics.median(ttft)
             floor = TARGET_SINGLE if concurrency == 1 else TARGET_AGGREGATE if concurrency in (8, 16) else None
             if floor is not None:
-                verdicts.append((f"{cell} aggregate >= {floor:.2f}x", statistics.median(agg), statistics.median(agg)
-                                 >= floor))
-            verdicts.append((f"{cell} p95 TTFT <= 1.00x", statistics.median(ttft), statistics.median(ttft) <= 1.0))
+                verdicts.append((f"{cell} aggregate >= {floor:.2f}x", agg_median, agg_median >= floor))
+            verdicts.append((f"{cell} p95 TTFT <= 1.00x", ttft_median, ttft_median <= 1.0))
     lines.append("issue 35's targets, on the medians:")
     lines += [f"  {'met   ' if ok else 'MISSED'} {name}: {value:.2f}" for name, value, ok in verdicts]
     met = sum(ok for _, _, ok in verdicts)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -237,7 +238,7 @@ def _bounded(low: float, high: float | None, *, whole: bool) -> Callable[[str], 
             value = float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-        if value != value or value < low or (high is not None and value > high) or value == float("inf"):
+        if not math.isfinite(value) or value < low or (high is not None and value > high):
             span = f"between {low:g} and {high:g}" if high is not None else f"at least {low:g}"
             raise argparse.ArgumentTypeError(f"must be {span}, got {text}")
         if whole:

@@ -58,9 +58,9 @@ def _deepest(error: jsonschema.ValidationError) -> jsonschema.ValidationError:
     """For oneOf/anyOf failures, the branch error that got furthest into the instance, among the branches the
     value's tag names (``_branches_named``)."""
     subs, named = _branches_named(error)
-    best = _deepest(subs[0]) if named else error  # the tag names one branch: its errors stand for the union's
-    for sub in subs:
-        candidate = _deepest(sub)
+    candidates = [_deepest(sub) for sub in subs]
+    best = candidates[0] if named else error  # the tag names one branch: its errors stand for the union's
+    for candidate in candidates:
         if len(candidate.absolute_path) > len(best.absolute_path):
             best = candidate
     return best
