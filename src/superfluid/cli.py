@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from superfluid import __version__
-from superfluid.arguments import positive_float, positive_int
+from superfluid.arguments import non_negative_int, positive_float, positive_int
 from superfluid.engine import (
     BUILTIN_TEMPLATES,
     DEFAULT_MODEL,
@@ -135,6 +135,13 @@ def _parser() -> argparse.ArgumentParser:
                        help="a served model (by id) that answers fill-in-the-middle for models without FIM tokens")
     serve.add_argument("--spec-draft", type=int, default=4,
                        help="prompt-lookup draft tokens per decode while at most 2 lanes decode (0: off)")
+    serve.add_argument("-ctxcp", "--ctx-checkpoints", "--swa-checkpoints", type=non_negative_int, default=32,
+                       metavar="N",
+                       help="recurrent and hybrid models: most checkpoints of a lane's recurrent state kept, so a "
+                            "later request resumes where it branches off (llama-server's flag; 0: off; default 32)")
+    serve.add_argument("-cms", "--checkpoint-min-step", type=non_negative_int, default=8192, metavar="N",
+                       help="recurrent and hybrid models: tokens between the checkpoints a long prefill saves "
+                            "besides those at the prompt's end (llama-server's flag; default 8192)")
     serve.add_argument("--gather-ms", type=_gather_ms, default=0.0,
                        help="how long an idle engine's first decode may wait for a burst's other requests (0: never)")
     serve.add_argument("--switch-interval-ms", type=positive_float, default=0.5,
@@ -318,6 +325,8 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         fim_model=args.fim_model,
         allow_batch_invariant=args.http_allow_batch_invariant,
         spec_draft=args.spec_draft,
+        ctx_checkpoints=args.ctx_checkpoints,
+        checkpoint_min_step=args.checkpoint_min_step,
         switch_interval_ms=args.switch_interval_ms,
         gather_ms=args.gather_ms,
         override_kv=tuple(args.override_kv),

@@ -125,6 +125,11 @@ class Settings:
     """The served model that answers fill-in-the-middle requests sent to a model without FIM tokens."""
     spec_draft: int = 4
     """Most prompt-lookup draft tokens verified per decode while few lanes are busy; 0 turns drafting off."""
+    ctx_checkpoints: int = 32
+    """Recurrent and hybrid models: most checkpoints of recurrent state a lane keeps (0: none; engine/scheduling/
+    checkpoints.py)."""
+    checkpoint_min_step: int = 8192
+    """Recurrent and hybrid models: tokens between the checkpoints a long prefill saves."""
     gather_ms: float = 0.0
     """Most an idle engine's first decode waits for requests still on their way (a burst), in ms; 0: never (the
     default: on a CPU a prefill decode's cost grows with its rows, so the wait bought nothing; docs/scheduling.md)."""

@@ -101,6 +101,9 @@ class PreparedPrompt:
     lazy_grammars: tuple[GrammarState, ...] = ()
     """The same for a lazy grammar (a tool call's), ready for when the reply writes its trigger: built here, on
     a preparation thread, rather than on the engine thread while every lane waits (18 ms for 128 tools)."""
+    generation_prompt: int = 0
+    """Tokens of the chat template's generation prompt at the end of ``tokens`` (0: none or not counted); a
+    recurrent model's lane saves a checkpoint before them (engine/scheduling/checkpoints.py)."""
 
 
 @dataclass(frozen=True)

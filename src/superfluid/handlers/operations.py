@@ -45,8 +45,10 @@ async def props(model: str | None = None, autoload: str | None = None) -> dict[s
     size = max(settings.kv_size, profile.n_ctx)
     unified = shared_kv_pool(settings.kv_unified, settings.parallel, size, profile.n_ctx)
     kv: dict[str, Any] = {"type_k": "f16", "type_v": "f16", "size_tokens": size, "unified": unified}
+    loaded: dict[str, Any] = {}
     if isinstance(served, ServedModel):
         kv.update(served.kv_snapshot())
+        loaded = {"memory": served.memory_view(), "speculative": served.drafting}
     return {
         "model": profile.id,
         "model_path": str(profile.path),
@@ -61,6 +63,7 @@ async def props(model: str | None = None, autoload: str | None = None) -> dict[s
         "kv_cache": kv,
         "flash_attention": flash_attention(settings.flash_attn,
                                            own_cells=lanes_own_their_cells(unified, max(settings.parallel, 1))),
+        **loaded,
         "runtime": profile.runtime,
         "capabilities": profile.capabilities(),
         "build_info": f"superfluid {__version__}, llama-cpp-python {BACKEND_VERSION}",
@@ -109,7 +112,8 @@ async def slots(model: str | None = None) -> list[dict[str, Any]]:
         "id_task": -1,
         "model": served.id,
         "n_ctx": served.n_ctx,
-        "speculative": served.settings.spec_draft > 0,
+        "speculative": served.drafting,
+        "memory": served.memory_view(),
         "is_processing": bool(busy),
         "params": {**served.sampling_defaults},
         "state": state,

@@ -157,6 +157,11 @@ class EngineCollector(Collector):
                                        labels=["model", "reason"])
         repeats = CounterMetricFamily("superfluid_tool_call_repeats",
                                       "Replies ended at a tool call that repeated an earlier one", labels=["model"])
+        saved = CounterMetricFamily("superfluid_checkpoints_saved",
+                                    "Checkpoints of recurrent state saved by prefilling lanes", labels=["model"])
+        restores = CounterMetricFamily("superfluid_checkpoint_restores",
+                                       "Requests whose cached prefix ended at a checkpoint of recurrent state",
+                                       labels=["model"])
         for model_id, _, _, _, stats, _ in models:
             prompt.add_metric([model_id], stats.prompt_tokens)
             cached.add_metric([model_id], stats.cached_tokens)
@@ -168,7 +173,9 @@ class EngineCollector(Collector):
             for reason, count in dict(stats.finished).items():
                 finished.add_metric([model_id, reason], count)
             repeats.add_metric([model_id], stats.repeated_calls)
-        yield from (prompt, cached, completion, hit, proposed, accepted, acceptance, finished, repeats)
+            saved.add_metric([model_id], stats.checkpoints_saved)
+            restores.add_metric([model_id], stats.checkpoint_restores)
+        yield from (prompt, cached, completion, hit, proposed, accepted, acceptance, finished, repeats, saved, restores)
 
     def _latency(self, models: list[ModelFigures]) -> Iterator[Any]:
         ttft = HistogramMetricFamily("superfluid_time_to_first_token_seconds",

@@ -178,6 +178,27 @@ def flash_attention(choice: str, *, generation: bool = True, own_cells: bool = T
     return flash_attn_name(flash_attn_type(choice, generation=generation, own_cells=own_cells))
 
 
+MEMORY_KINDS = ("attention", "sliding", "recurrent", "hybrid")
+"""What a model's sequence memory is: attention KV cells only, attention with sliding-window layers, recurrent state
+only (Mamba, RWKV), or recurrent layers beside attention ones (LFM2, Granite 4.0-H, Qwen3-Next...)."""
+
+
+def memory_kind(model: llama_cpp.llama_model_p) -> str:
+    """One of ``MEMORY_KINDS``, as llama.cpp reports the model's architecture."""
+    if llama_cpp.llama_model_is_hybrid(model):
+        return "hybrid"
+    if llama_cpp.llama_model_is_recurrent(model):
+        return "recurrent"
+    return "sliding" if int(llama_cpp.llama_model_n_swa(model)) > 0 else "attention"
+
+
+def rolls_back(kind: str) -> bool:
+    """Whether a sequence of this memory can be cut back to any earlier token. Attention cells can (a sliding
+    window too: superfluid keeps llama.cpp's full-size window cache); a recurrent state holds only the sequence's
+    end, so it can be taken back only to a checkpoint saved earlier (engine/scheduling/checkpoints.py)."""
+    return kind in ("attention", "sliding")
+
+
 class LlamaModel:
     """Owns one llama_model and one llama_context. Decode calls must come from one thread at a time."""
 
@@ -216,6 +237,10 @@ class LlamaModel:
         """Cells in the KV pool (all lanes together)."""
         self.n_swa = int(llama_cpp.llama_model_n_swa(model))
         """Tokens the sliding-window attention layers attend to (0: the model has none)."""
+        self.memory_kind = memory_kind(model)
+        """attention, sliding, recurrent or hybrid (``MEMORY_KINDS``)."""
+        self.rollback = rolls_back(self.memory_kind)
+        """A lane's cells can be cut back to any earlier token (False: recurrent state; see ``rolls_back``)."""
         self.bos_token = int(llama_cpp.llama_vocab_bos(self.vocab))
         self.eog_tokens = tuple(t for t in range(self.meta.n_vocab) if llama_cpp.llama_vocab_is_eog(self.vocab, t))
         self._eog = frozenset(self.eog_tokens)

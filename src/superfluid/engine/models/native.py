@@ -14,6 +14,7 @@ it runs for milliseconds, and other threads should have the GIL meanwhile.
 from __future__ import annotations
 
 import ctypes
+import mmap
 from typing import Any
 
 import llama_cpp
@@ -34,6 +35,9 @@ logits_address = _held("llama_get_logits_ith", ctypes.c_void_p, ctypes.c_void_p,
 memory_seq_rm = _held("llama_memory_seq_rm", ctypes.c_bool, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32,
                       ctypes.c_int32)
 """``llama_memory_seq_rm(memory, seq, p0, p1)``, GIL held."""
+
+memory_seq_pos_max = _held("llama_memory_seq_pos_max", ctypes.c_int32, ctypes.c_void_p, ctypes.c_int32)
+"""``llama_memory_seq_pos_max(memory, seq)``: the last position the sequence holds (-1: none), GIL held."""
 
 
 class ArrayBatch:
@@ -77,3 +81,11 @@ class ArrayBatch:
 
 def _pointer(array: npt.NDArray[Any], ctype: Any) -> Any:
     return ctypes.cast(array.ctypes.data, ctypes.POINTER(ctype))
+
+
+def byte_buffer(size: int) -> Any:
+    """A ctypes byte array of ``size`` in an anonymous mapping of its own, unmapped the moment the array is dropped.
+    A lane's cells are megabytes; from malloc, after the first such buffer is freed glibc raises its mmap
+    threshold and serves the next ones from the heap, where they leave holes it cannot give back (a mixed soak's
+    RSS crept up by tens of MB; docs/performance.md, "A ten-minute mixed soak")."""
+    return (ctypes.c_uint8 * size).from_buffer(mmap.mmap(-1, max(size, 1), flags=mmap.MAP_PRIVATE))

@@ -22,6 +22,7 @@ from superfluid.engine.models.llama_model import LlamaModel
 from superfluid.engine.models.lora import AdapterCatalog, ModelAdapters
 from superfluid.engine.models.model_sources import ModelSource
 from superfluid.engine.models.profile import ModelProfile
+from superfluid.engine.scheduling.checkpoints import CheckpointPolicy
 from superfluid.engine.scheduling.job import EventSink, Job
 from superfluid.engine.scheduling.kv_disk import BLOCK, Found
 from superfluid.engine.scheduling.kv_disk import open_tier as open_disk_tier
@@ -139,7 +140,14 @@ class ServedModel:
         self.scheduler = Scheduler(llama, name=profile.id, grammar=self.grammar_tokenizer,
                                    spec_draft=settings.spec_draft, stats=stats,
                                    gather_s=settings.gather_ms / 1000, kv_disk=self.kv_disk,
-                                   adapt_threads=settings.threads == 0)
+                                   adapt_threads=settings.threads == 0,
+                                   checkpoints=CheckpointPolicy(settings.ctx_checkpoints, settings.checkpoint_min_step))
+        self._generation_prompts: dict[str, int] = {}
+        """Tokens of the template's generation prompt, by template arguments (recurrent models only)."""
+        if not llama.rollback:
+            log.info("%s: %s memory (recurrent state): a lane resumes at its end or at a checkpoint (at most %d per "
+                     "lane); prompt-lookup drafting is off%s", profile.id, llama.memory_kind,
+                     settings.ctx_checkpoints, " (--spec-draft is ignored)" if settings.spec_draft else "")
         self.longest_token = self._longest_token()
         """Bytes in the longest token's text (special tokens included): the early bound's divisor."""
         self.lora = ModelAdapters(profile.id, llama.path, AdapterCatalog(settings), self.scheduler)
@@ -166,6 +174,20 @@ class ServedModel:
     def idle(self) -> bool:
         """No request waiting for a lane and none decoding."""
         return self.scheduler.idle
+
+    @property
+    def drafting(self) -> bool:
+        """Prompt-lookup drafting is on (--spec-draft, and a memory that can drop rejected drafts)."""
+        return self.scheduler.spec_draft > 0
+
+    def memory_view(self) -> dict[str, Any]:
+        """What /props and /slots say of the model's sequence memory: its kind, whether a lane can be cut back to
+        any token, and (for recurrent state) the checkpoint settings."""
+        view: dict[str, Any] = {"kind": self.llama.memory_kind, "rollback": self.llama.rollback}
+        if not self.llama.rollback:
+            policy = self.scheduler.checkpoints
+            view["checkpoints"] = {"max_per_lane": policy.max_per_lane, "min_step": policy.min_step}
+        return view
 
     @property
     def n_ctx(self) -> int:
@@ -291,7 +313,8 @@ class ServedModel:
             bos = self._bos()
             if bos is not None and (not tokens or tokens[0] != bos):
                 tokens.insert(0, bos)
-            prepared = PreparedPrompt(tuple(tokens), starts_in_reasoning=opened, plan=plan)
+            prepared = PreparedPrompt(tuple(tokens), starts_in_reasoning=opened, plan=plan,
+                                      generation_prompt=self._generation_prompt(prompt))
         else:
             plan = plan_output((), self.template, tools=None, constraint=request.constraint)
             if isinstance(prompt, FimPrompt):
@@ -313,6 +336,26 @@ class ServedModel:
                 param="messages" if isinstance(prompt, ChatPrompt) else "prompt",
             )
         return prepared
+
+    def _generation_prompt(self, prompt: ChatPrompt) -> int:
+        """Tokens the template's generation prompt adds at the end of a chat prompt, for a model with recurrent
+        state (its lanes save a checkpoint before them); 0 for other models, or when the template shows none.
+        Worked out once per set of template arguments, on a one-message conversation."""
+        if self.llama.rollback or not prompt.add_generation_prompt or prompt.prefill:
+            return 0
+        key = repr(sorted(prompt.template_kwargs.items()))
+        count = self._generation_prompts.get(key)
+        if count is None:
+            probe = [{"role": "user", "content": "Hello."}]
+            try:
+                opened = self.template.render(probe, add_generation_prompt=True, kwargs=prompt.template_kwargs).text
+                closed = self.template.render(probe, add_generation_prompt=False, kwargs=prompt.template_kwargs).text
+            except InvalidRequest:
+                opened = closed = ""
+            suffix = opened[len(closed):] if opened.startswith(closed) else ""
+            count = len(self.tokenize(suffix)) if suffix else 0
+            self._generation_prompts[key] = count
+        return count
 
     def _check_prefill(self, request: GenerationRequest, *, opened: bool) -> None:
         """A prefilled turn continues as text: not inside a reasoning block the template opened, and not under a
@@ -420,6 +463,7 @@ class ServedModel:
                 deadline=deadline,
                 batch_invariant=request.batch_invariant,
                 adapters=self.lora.active,
+                generation_prompt=prepared.generation_prompt,
             )
             for i in range(request.n)
         ]

@@ -16,14 +16,22 @@ decodes consecutive lanes in one pass. Idle lanes keep their tokens until a new 
 recently used goes first.
 A cached prefix counts only for a job under the same LoRA adapters as the lane's cache: keys and values computed
 under one adapter set are wrong under another.
+
+A model with recurrent state (``rollback`` off: Mamba, and hybrids such as LFM2) keeps, per lane, only the state
+after its last token, plus checkpoints at earlier counts (checkpoints.py). Its prefixes are reused the same way,
+but only at those points: the lane's whole cache, or a checkpoint at or before the shared prefix
+(``_place_resuming``). Nothing is ever cut between them.
 """
 
 from __future__ import annotations
 
 import llama_cpp
 
+from superfluid.engine.models.native import byte_buffer
+from superfluid.engine.scheduling.checkpoints import checkpoint_at, clear, resume_point
+from superfluid.engine.scheduling.checkpoints import load as load_checkpoint
 from superfluid.engine.scheduling.job import Job, Lane, common_prefix
-from superfluid.engine.scheduling.kv_disk import BLOCK, KvDiskTier, byte_buffer, restore, spill
+from superfluid.engine.scheduling.kv_disk import BLOCK, KvDiskTier, restore, spill
 
 STREAM_COPY_RATIO = 32
 """A prefix is copied between streams when it is at least 1/32 of the donor's cells (the copy moves them all).
@@ -64,11 +72,15 @@ class WaitingRoom:
 
 
 def place(job: Job, lanes: list[Lane], *, unified: bool = True, sliding_window: int = 0,
-          tier: KvDiskTier | None = None) -> None:
+          tier: KvDiskTier | None = None, rollback: bool = True) -> None:
     """Give ``job`` a free lane holding as much of its prompt as any lane has cached; sets job.cached/pending.
     ``unified``: the lanes share one KV pool (else each has a stream of its own). ``sliding_window``: the model's
     attention window on its sliding-window layers (0: none). ``tier``: the disk tier, which gets a lane's cells
-    before they are dropped, and gives back a longer prefix than the lanes hold (``job.disk``)."""
+    before they are dropped, and gives back a longer prefix than the lanes hold (``job.disk``). ``rollback``
+    off: the model keeps recurrent state, which resumes only where it was saved (``_place_resuming``)."""
+    if not rollback:
+        _place_resuming(job, lanes, unified=unified, tier=tier)
+        return
     free = [lane for lane in lanes if lane.job is None]
     limit = len(job.prompt) - 1  # the last prompt token is always decoded, for its logits
 
@@ -130,20 +142,83 @@ def place(job: Job, lanes: list[Lane], *, unified: bool = True, sliding_window: 
     _seat(job, lane, keep)
 
 
-def _from_disk(job: Job, lane: Lane, tier: KvDiskTier, limit: int, in_ram: int, sliding_window: int) -> bool:
+def _place_resuming(job: Job, lanes: list[Lane], *, unified: bool, tier: KvDiskTier | None) -> None:
+    """``place`` for a model whose lanes resume only at saved points: the lane's whole cache when it is a prefix
+    of the prompt, or a checkpoint within the shared prefix (checkpoints.resume_point); from the job's own lane,
+    another lane's (copied), or the disk tier, whichever keeps most."""
+    free = [lane for lane in lanes if lane.job is None]
+    limit = len(job.prompt) - 1
+    points = {id(ln): resume_point(ln.tokens, ln.checkpoints, common_prefix(ln.tokens, job.prompt), limit)
+              if ln.adapters == job.adapters else 0 for ln in lanes}
+    spare = any(not ln.tokens for ln in free)
+    donor = max(lanes, key=lambda ln: points[id(ln)])
+    lane = max(free, key=lambda ln: (_worth(ln, points[id(ln)], limit, spare), not ln.tokens, -ln.last_used))
+    own, shared = points[id(lane)], points[id(donor)]
+    if tier is not None and _from_disk(job, lane, tier, limit, max(own, shared), 0, rollback=False):
+        return
+    if donor is not lane and shared > own:
+        end = len(donor.tokens)
+        spill(tier, lane)
+        clear(lane)
+        keep = _copy_resumed(donor, lane, shared, unified)
+    else:
+        end = len(lane.tokens)
+        keep = _cut_back(lane, own, tier)
+    job.from_checkpoint = 0 < keep < end
+    _seat(job, lane, keep)
+
+
+def _cut_back(lane: Lane, point: int, tier: KvDiskTier | None) -> int:
+    """Take a rollback-free lane back to ``point`` (its end, or one of its checkpoints) and return how many tokens
+    it keeps (0 when the checkpoint could not be loaded)."""
+    if point == len(lane.tokens):
+        return point
+    if len(lane.tokens) - point >= BLOCK:
+        spill(tier, lane)
+    checkpoint = checkpoint_at(lane.checkpoints, point)
+    if checkpoint is None or not load_checkpoint(lane, checkpoint):
+        clear(lane)
+        return 0
+    return point
+
+
+def _copy_resumed(donor: Lane, lane: Lane, point: int, unified: bool) -> int:
+    """Give the empty ``lane`` the donor's state after ``point`` tokens (the donor's end, or one of its
+    checkpoints): its attention cells up to there and its recurrent state, copied whole, then the checkpoint's
+    state loaded over it. Returns the tokens the lane keeps (0 if a copy failed)."""
+    if unified:
+        llama_cpp.llama_memory_seq_cp(lane.memory, donor.seq, lane.seq, 0, point)
+    elif not _load_copy(donor, lane):
+        clear(lane)
+        return 0
+    lane.tokens = list(donor.tokens)
+    lane.checkpoints = [cp for cp in donor.checkpoints if cp.n_tokens <= point]
+    if point == len(donor.tokens):
+        return point
+    checkpoint = checkpoint_at(donor.checkpoints, point)
+    if checkpoint is None or not load_checkpoint(lane, checkpoint):
+        clear(lane)
+        return 0
+    return point
+
+
+def _from_disk(job: Job, lane: Lane, tier: KvDiskTier, limit: int, in_ram: int, sliding_window: int, *,
+               rollback: bool = True) -> bool:
     """Seat ``job`` on ``lane`` with the prefix the disk tier read for it, when that holds at least a block more
     than the lanes could give; False to place it from the lanes. A model with sliding-window layers takes a file
-    only whole (its saved cells hold the window before the file's last token, not before an earlier one)."""
+    only whole (its saved cells hold the window before the file's last token, not before an earlier one); one
+    with recurrent state (no ``rollback``) takes it whole or at one of its checkpoints."""
     found = job.disk
     job.disk = None  # the payload is used once, or dropped with the job
     if found is None:
         return False
-    keep = min(found.common, limit)
+    keep = min(found.common, limit) if rollback else found.resume_point(limit)
     if keep < in_ram + BLOCK or (sliding_window and keep < len(found.saved.tokens)):
         return False
     spill(tier, lane)
     _truncate(lane, 0)
-    if not restore(tier, found, lane, keep):
+    lane.checkpoints = []
+    if not restore(tier, found, lane, keep, rollback=rollback):
         _seat(job, lane, 0)  # the lane was emptied for the file llama.cpp refused: a cold prefill
         return True
     _seat(job, lane, keep)
@@ -169,6 +244,7 @@ def place_solo(job: Job, lane: Lane) -> None:
     built by other batches, where its cells lie, how long the KV rows are) can change a single bit."""
     llama_cpp.llama_memory_clear(lane.memory, True)
     lane.tokens.clear()
+    lane.checkpoints = []
     _seat(job, lane, 0)
 
 

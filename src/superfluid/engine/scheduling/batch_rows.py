@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from superfluid.engine.models.native import ArrayBatch, memory_seq_rm
+from superfluid.engine.models.native import ArrayBatch, memory_seq_pos_max, memory_seq_rm
 from superfluid.engine.scheduling.job import Job, Lane
 
 Entry = tuple[Lane, int, bool, str]
@@ -55,13 +55,20 @@ def generated_rows(lanes: list[Lane], *, spec_draft: int, n_ctx: int) -> list[En
 
 def add_prompt_rows(entries: list[Entry], lanes: list[Lane], budget: int) -> None:
     """Append chunks of pending prompts, up to ``budget`` rows, most urgent class first. A prompt's last token
-    wants logits (the first reply token is sampled from them) once no more of the prompt is pending."""
+    wants logits (the first reply token is sampled from them) once no more of the prompt is pending. A chunk
+    ends at the job's next branch point, where its lane saves a checkpoint before the next decode
+    (checkpoints.py)."""
     prefilling = [ln for ln in lanes if ln.job is not None and ln.job.pending]
     for lane in sorted(prefilling, key=lambda ln: (ln.job.rank, ln.job.arrival) if ln.job else (9, 0)):
         job = lane.job
         if job is None or not job.pending or budget <= 0:
             continue
-        chunk = job.pending[:budget]
+        size = budget
+        for point in job.branch_points:
+            if point > len(lane.tokens):
+                size = min(size, point - len(lane.tokens))
+                break
+        chunk = job.pending[:size]
         del job.pending[: len(chunk)]
         budget -= len(chunk)
         last = len(chunk) - 1
@@ -101,6 +108,7 @@ def make_room(lanes: list[Lane], entries: list[Entry], *, unified: bool) -> Job 
         for lane in idle:
             memory_seq_rm(lane.memory, lane.seq, -1, -1)
             lane.tokens.clear()
+            lane.checkpoints = []
         return None
     busy = [lane for lane in lanes if lane.job is not None]
     if not unified:
@@ -109,6 +117,19 @@ def make_room(lanes: list[Lane], entries: list[Entry], *, unified: bool) -> Job 
     victim = max(busy, key=lambda ln: len(ln.tokens))
     assert victim.job is not None
     return victim.job
+
+
+def refused_lanes(entries: list[Entry], n_vocab: int) -> list[Lane]:
+    """The lanes whose rows llama.cpp's batch check refuses (``llama_decode`` status -1, before anything is
+    decoded or changed): a token outside the vocabulary, or rows that do not carry on from the last position the
+    lane's memory holds (a recurrent state that was not cut back, for one). Empty when the fault is none of those."""
+    lanes = {id(lane): lane for lane, _, _, _ in entries}
+    bad = {id(lane) for lane, token, _, _ in entries if not 0 <= token < n_vocab}
+    for key, lane in lanes.items():
+        last = int(memory_seq_pos_max(lane.memory, lane.seq))
+        if last >= 0 and last != len(lane.tokens) - 1:
+            bad.add(key)
+    return [lanes[key] for key in lanes if key in bad]
 
 
 def rewind(entries: list[Entry]) -> None:

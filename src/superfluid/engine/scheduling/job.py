@@ -18,6 +18,7 @@ from superfluid.engine.decoding.sampling import EffectiveSampling
 from superfluid.engine.decoding.text_output import TextOutput
 from superfluid.engine.decoding.tool_readers import CallReader
 from superfluid.engine.models.lora import AdapterSet
+from superfluid.engine.scheduling.checkpoints import Checkpoint
 from superfluid.engine.scheduling.speculation import DraftIndex, SpecStats
 from superfluid.engine.types import EngineEvent, TextDelta, TokenLogprob
 
@@ -165,6 +166,9 @@ class Job:
     logprobs: int | None = None
     adapters: AdapterSet = ()
     """The LoRA adapters active when the request was queued; the job decodes under them to its end."""
+    generation_prompt: int = 0
+    """Tokens of the chat template's generation prompt at the prompt's end (0: none, or not a chat prompt): where
+    a checkpoint of a rollback-free lane goes (checkpoints.branch_points)."""
     disk: Any = None
     """A prefix of the prompt read from the disk tier (kv_disk.Found, payload loaded), if it holds more of the
     prompt than the lanes did when the request was queued."""
@@ -175,9 +179,13 @@ class Job:
     """Ends the reply at a call that repeats an earlier one (engine/decoding/call_repeats.py)."""
     pending_logprobs: list[TokenLogprob] = field(default_factory=list)
     pending: list[int] = field(default_factory=list)
+    branch_points: list[int] = field(default_factory=list)
+    """Token counts at which the lane saves a checkpoint of its recurrent state (rollback-free models only)."""
     cached: int = 0
     restored: int = 0
     """Of ``cached``, the tokens loaded from the disk tier."""
+    from_checkpoint: bool = False
+    """``cached`` ends at a checkpoint of recurrent state loaded back (checkpoints.py), not at a lane's end."""
     generated: int = 0
     reasoning_generated: int = 0
     """Of ``generated``, the tokens fed while the reasoning block was open (or that opened it)."""
@@ -214,6 +222,8 @@ class Lane:
     """The LoRA adapters those keys and values were computed under: a prefix is reused under the same set only."""
     job: Job | None = None
     last_used: float = 0.0
+    checkpoints: list[Checkpoint] = field(default_factory=list)
+    """Saved recurrent states at earlier token counts, in token order (rollback-free models: checkpoints.py)."""
 
 
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:

@@ -12,6 +12,10 @@ version, the context settings (window, KV pool layout and cell types, flash atte
 holds the LoRA adapters (each file's path, size, time and scale) and the tokens. So a changed model, adapter set
 or KV setting never finds an old file.
 
+**Recurrent state.** A lane of a recurrent or hybrid model cannot be cut back (engine/scheduling/checkpoints.py):
+its file also holds the lane's checkpoints, and a prompt is served from the file's end or from one of them, never
+from a token between.
+
 **Which file serves a prompt.** The index maps the chained SHA-256 of every ``BLOCK`` tokens of every file (under
 its adapter set) to the file; a prompt walks its own chain and takes the longest hit, then the exact common
 prefix with that file's tokens. The read happens off the event loop and off the engine thread (``read``); the
@@ -45,6 +49,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from superfluid.engine.models.native import byte_buffer
+from superfluid.engine.scheduling.checkpoints import Checkpoint, checkpoint_at, resume_point
+from superfluid.engine.scheduling.checkpoints import clear as clear_lane
+from superfluid.engine.scheduling.checkpoints import load as load_checkpoint
 from superfluid.engine.scheduling.job import common_prefix
 
 log = logging.getLogger(__name__)
@@ -99,6 +107,8 @@ class Saved:
     size: int
     used: float
     chain: list[bytes] = field(default_factory=list)
+    checkpoints: tuple[tuple[int, int], ...] = ()
+    """The lane's checkpoints saved after its cells: (token count, bytes) each, in token order."""
     refused: bool = False
     """llama.cpp did not take its cells once (a pool with no room, or a bad file): not offered again."""
 
@@ -110,6 +120,14 @@ class Found:
     saved: Saved
     common: int
     payload: Any = None
+    checkpoints: tuple[Checkpoint, ...] = ()
+    """The file's checkpoints, once read."""
+
+    def resume_point(self, limit: int) -> int:
+        """The most tokens a lane of a rollback-free model can keep from this file for a prompt of which it holds
+        ``common`` (``limit``: the prompt's tokens before its last): its end, else a checkpoint's count."""
+        marks = [Checkpoint(n, None, size) for n, size in self.saved.checkpoints]
+        return resume_point(self.saved.tokens, marks, self.common, limit)
 
 
 @dataclass
@@ -137,8 +155,8 @@ class KvDiskTier:
         self._pending = 0
         self._listed = 0
         """The directory's modification time when it was last listed: another server's new file changes it."""
-        self._queue: queue.SimpleQueue[tuple[list[int], str, Any, int] | threading.Event | None] = \
-            queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[tuple[list[int], str, Any, int, tuple[Checkpoint, ...]] | threading.Event
+                                       | None] = queue.SimpleQueue()
         directory.mkdir(parents=True, exist_ok=True)
         self._scan()
         self._writer = threading.Thread(target=self._write_loop, name="superfluid-kv-disk", daemon=True)
@@ -233,15 +251,22 @@ class KvDiskTier:
                 header = json.loads(handle.read(header_len))
                 offset = len(MAGIC) + _HEADER.size + header_len + 4 * n_tokens
                 size = int(header["payload"])
-                if os.fstat(handle.fileno()).st_size != offset + size:
+                marks = _checkpoint_marks(header)
+                if os.fstat(handle.fileno()).st_size != offset + size + sum(n for _, n in marks):
                     raise ValueError("the payload is not the length its header gives")
-                payload = _mapped(handle.fileno(), offset, size)
+                whole = _mapped(handle.fileno(), offset, size + sum(n for _, n in marks))
         except (OSError, ValueError, KeyError, TypeError, struct.error) as exc:
             log.warning("removing unusable KV file %s: %s", saved.path, exc)
             with self._lock:
                 self._drop(saved)
             return None
-        return Found(saved, found.common, payload)
+        payload = (ctypes.c_uint8 * size).from_buffer(whole)
+        checkpoints = []
+        at = size
+        for n_tokens, length in marks:
+            checkpoints.append(Checkpoint(n_tokens, (ctypes.c_uint8 * length).from_buffer(whole, at), length))
+            at += length
+        return Found(saved, found.common, payload, tuple(checkpoints))
 
     def note_restored(self, found: Found, tokens: int) -> None:
         self.stats.restores += 1
@@ -257,15 +282,17 @@ class KvDiskTier:
 
     # ---- saving ----
 
-    def save(self, tokens: list[int], adapters: str, payload: Any, size: int) -> bool:
-        """Queue a save of ``payload`` (a ctypes buffer the caller no longer touches) for ``tokens``; False when
-        the queue is too full and the save is dropped."""
+    def save(self, tokens: list[int], adapters: str, payload: Any, size: int,
+             checkpoints: Sequence[Checkpoint] = ()) -> bool:
+        """Queue a save of ``payload`` (a ctypes buffer the caller no longer touches) for ``tokens``, with the
+        lane's ``checkpoints``; False when the queue is too full and the save is dropped."""
+        size_all = size + sum(cp.size for cp in checkpoints)
         with self._lock:
-            if self._pending + size > MAX_PENDING_BYTES:
+            if self._pending + size_all > MAX_PENDING_BYTES:
                 self.stats.dropped_saves += 1
                 return False
-            self._pending += size
-        self._queue.put((list(tokens), adapters, payload, size))
+            self._pending += size_all
+        self._queue.put((list(tokens), adapters, payload, size, tuple(checkpoints)))
         return True
 
     def flush(self) -> None:
@@ -287,29 +314,34 @@ class KvDiskTier:
             if isinstance(item, threading.Event):
                 item.set()
                 continue
-            tokens, adapters, payload, size = item
+            tokens, adapters, payload, size, checkpoints = item
             try:
-                self._write(tokens, adapters, payload, size)
+                self._write(tokens, adapters, payload, size, checkpoints)
             except OSError as exc:
                 log.warning("could not save KV cells to %s: %s", self.directory, exc)
             finally:
                 with self._lock:
-                    self._pending -= size
+                    self._pending -= size + sum(cp.size for cp in checkpoints)
 
-    def _write(self, tokens: list[int], adapters: str, payload: Any, size: int) -> None:
+    def _write(self, tokens: list[int], adapters: str, payload: Any, size: int,
+               checkpoints: tuple[Checkpoint, ...] = ()) -> None:
         name = hashlib.sha256(adapters.encode() + struct.pack(f"<{len(tokens)}i", *tokens)).hexdigest()[:32]
         path = self.directory / f"{name}.kv"
-        header = json.dumps({"adapters": adapters, "payload": size}).encode()
+        marks = tuple((cp.n_tokens, cp.size) for cp in checkpoints)
+        header = json.dumps({"adapters": adapters, "payload": size,
+                             **({"checkpoints": marks} if marks else {})}).encode()
         temporary = path.with_suffix(".tmp")
         with temporary.open("wb") as handle:
             handle.write(MAGIC + _HEADER.pack(len(header), len(tokens)) + header)
             handle.write(struct.pack(f"<{len(tokens)}i", *tokens))
             write_sliced(handle, memoryview(payload).cast("B")[:size])
+            for checkpoint in checkpoints:
+                write_sliced(handle, memoryview(checkpoint.payload).cast("B")[:checkpoint.size])
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, path)
         _fsync_directory(self.directory)
-        saved = Saved(path, tokens, adapters, path.stat().st_size, time.time(), _chain(adapters, tokens))
+        saved = Saved(path, tokens, adapters, path.stat().st_size, time.time(), _chain(adapters, tokens), marks)
         with self._lock:
             old = self._files.get(path)
             if old is not None:
@@ -374,14 +406,6 @@ def _libc() -> Any:
     return libc
 
 
-def byte_buffer(size: int) -> Any:
-    """A ctypes byte array of ``size`` in an anonymous mapping of its own, unmapped the moment the array is dropped.
-    A lane's cells are megabytes; from malloc, after the first such buffer is freed glibc raises its mmap
-    threshold and serves the next ones from the heap, where they leave holes it cannot give back (a mixed soak's
-    RSS crept up by tens of MB; docs/performance.md, "A ten-minute mixed soak")."""
-    return (ctypes.c_uint8 * size).from_buffer(mmap.mmap(-1, max(size, 1), flags=mmap.MAP_PRIVATE))
-
-
 def _read_header(path: Path) -> Saved | None:
     try:
         size = path.stat().st_size
@@ -395,11 +419,19 @@ def _read_header(path: Path) -> Saved | None:
             if len(raw) != 4 * n_tokens:
                 return None
             tokens = list(struct.unpack(f"<{n_tokens}i", raw))
-        if size != len(MAGIC) + _HEADER.size + header_len + 4 * n_tokens + int(header["payload"]):
+        marks = _checkpoint_marks(header)
+        if size != len(MAGIC) + _HEADER.size + header_len + 4 * n_tokens + int(header["payload"]) + sum(
+                n for _, n in marks):
             return None
-        return Saved(path, tokens, str(header["adapters"]), size, path.stat().st_mtime)
+        return Saved(path, tokens, str(header["adapters"]), size, path.stat().st_mtime, checkpoints=marks)
     except (OSError, ValueError, KeyError, TypeError, struct.error):
         return None
+
+
+def _checkpoint_marks(header: dict[str, Any]) -> tuple[tuple[int, int], ...]:
+    """The (token count, bytes) of each checkpoint a file's header lists, in order (a file of an attention-only
+    model has none)."""
+    return tuple((int(n), int(size)) for n, size in header.get("checkpoints", ()))
 
 
 def write_sliced(handle: Any, data: memoryview) -> None:
@@ -419,7 +451,8 @@ def _fsync_directory(directory: Path) -> None:
 # ---- on the engine thread ----
 
 def spill(tier: KvDiskTier | None, lane: Any) -> None:
-    """Save ``lane``'s cells before they are dropped, unless the tier already holds nearly all of its tokens."""
+    """Save ``lane``'s cells (and its checkpoints) before they are dropped, unless the tier already holds nearly
+    all of its tokens."""
     n = len(lane.tokens)
     if tier is None or n < tier.min_tokens:
         return
@@ -435,12 +468,14 @@ def spill(tier: KvDiskTier | None, lane: Any) -> None:
     buffer = byte_buffer(size)
     written = int(llama_cpp.llama_state_seq_get_data(lane.ctx, buffer, size, lane.seq))
     if written > 0:
-        tier.save(lane.tokens, adapters, buffer, written)
+        tier.save(lane.tokens, adapters, buffer, written, lane.checkpoints)
 
 
-def restore(tier: KvDiskTier, found: Found, lane: Any, keep: int) -> bool:
+def restore(tier: KvDiskTier, found: Found, lane: Any, keep: int, *, rollback: bool = True) -> bool:
     """Load ``found``'s cells into ``lane`` (emptied by the caller) and keep its first ``keep`` tokens; False if
-    llama.cpp refused them (then the lane is empty, and the file is not offered again by this process)."""
+    llama.cpp refused them (then the lane is empty, and the file is not offered again by this process). Without
+    ``rollback`` (a recurrent state), ``keep`` is the file's end or one of its checkpoints (``Found.resume_point``),
+    whose state is loaded over the end's."""
     import llama_cpp
 
     payload = found.payload
@@ -449,8 +484,17 @@ def restore(tier: KvDiskTier, found: Found, lane: Any, keep: int) -> bool:
         llama_cpp.llama_memory_seq_rm(lane.memory, lane.seq, -1, -1)
         tier.note_refused(found)
         return False
-    llama_cpp.llama_memory_seq_rm(lane.memory, lane.seq, keep, -1)
-    lane.tokens = list(found.saved.tokens[:keep])
+    lane.tokens = list(found.saved.tokens)
+    lane.checkpoints = [cp for cp in found.checkpoints if cp.n_tokens <= keep]
+    if rollback or keep == len(found.saved.tokens):
+        llama_cpp.llama_memory_seq_rm(lane.memory, lane.seq, keep, -1)
+        del lane.tokens[keep:]
+    else:
+        checkpoint = checkpoint_at(found.checkpoints, keep)
+        if checkpoint is None or not load_checkpoint(lane, checkpoint):
+            clear_lane(lane)
+            tier.note_refused(found)
+            return False
     tier.note_restored(found, keep)
     return True
 

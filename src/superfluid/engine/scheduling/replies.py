@@ -243,10 +243,10 @@ class ReplyWriter:
         assert job.grammar is not None
         error = job.grammar.reason or "no reason given"
         log.warning("output grammar gave up at reply token %d: %s", job.generated, error)
-        self._fail(job, f"the output grammar gave up at reply token {job.generated}: {error}",
-                   constraint=job.grammar_param or "response_format")
+        self.fail(job, f"the output grammar gave up at reply token {job.generated}: {error}",
+                  constraint=job.grammar_param or "response_format")
 
-    def _fail(self, job: Job, message: str, *, constraint: str | None = None) -> None:
+    def fail(self, job: Job, message: str, *, constraint: str | None = None) -> None:
         """End one choice with an error its client hears (the lane is freed first, as on a finish)."""
         job.finished = True
         self.release(job)

@@ -31,7 +31,19 @@ from superfluid.engine.models.lora import AdapterFile
 from superfluid.engine.models.native import ArrayBatch
 from superfluid.engine.scheduling.adapters import AdapterLoad, AdapterSwitch
 from superfluid.engine.scheduling.admission import WaitingRoom, place, place_solo
-from superfluid.engine.scheduling.batch_rows import Entry, commit_rows, fill_batch, make_room, plan_rows, rewind
+from superfluid.engine.scheduling.batch_rows import (
+    Entry,
+    commit_rows,
+    fill_batch,
+    make_room,
+    plan_rows,
+    refused_lanes,
+    rewind,
+)
+from superfluid.engine.scheduling.checkpoints import CheckpointPolicy, branch_points, due
+from superfluid.engine.scheduling.checkpoints import clear as clear_lane
+from superfluid.engine.scheduling.checkpoints import keep as keep_checkpoint
+from superfluid.engine.scheduling.checkpoints import take as take_checkpoint
 from superfluid.engine.scheduling.cpu_share import CpuShare
 from superfluid.engine.scheduling.job import Job, Lane, Outbox, common_prefix
 from superfluid.engine.scheduling.kv_disk import KvDiskTier, spill
@@ -52,16 +64,20 @@ class Scheduler:
 
     def __init__(self, model: LlamaModel, *, name: str, grammar: GrammarTokenizer | None = None,
                  spec_draft: int = 0, stats: EngineStats | None = None, gather_s: float = 0.0,
-                 kv_disk: KvDiskTier | None = None, adapt_threads: bool = False) -> None:
+                 kv_disk: KvDiskTier | None = None, adapt_threads: bool = False,
+                 checkpoints: CheckpointPolicy | None = None) -> None:
         self.model = model
         self.kv_disk = kv_disk
+        self.checkpoints = checkpoints or CheckpointPolicy()
+        """Where lanes of a recurrent or hybrid model save their state (checkpoints.py); unused by others."""
         """The prefix cache's disk tier (kv_disk.py), or None."""
         self.gather_s = gather_s
         """The longest the first decode after idle waits for requests on their way (``_gather``, --gather-ms);
         0: never."""
         self.stats = stats if stats is not None else EngineStats()
         """Figures for /metrics, written by the engine thread only (see stats.py)."""
-        self.spec_draft = spec_draft
+        self.spec_draft = spec_draft if model.rollback else 0
+        """Draft tokens per decode (0: off; always off for recurrent state, which cannot drop rejected drafts)."""
         self.grammar_tokenizer = grammar
         self.lanes = [Lane(seq=i, ctx=model.ctx, memory=model.memory) for i in range(model.n_seq_max)]
         self._solo: Lane | None = None
@@ -175,7 +191,9 @@ class Scheduler:
             "tick_plan": history.tick_plan(self.model.n_batch),
             "rates": history.rates(),
             "totals": {"decoded_tokens": history.decoded_tokens, "prefilled_tokens": history.prefilled_tokens,
-                       "adapter_switches": self._adapters.switches},
+                       "adapter_switches": self._adapters.switches,
+                       "checkpoints_saved": self.stats.checkpoints_saved,
+                       "checkpoint_restores": self.stats.checkpoint_restores},
             "kv_disk": self.disk_view(),
         }
 
@@ -304,7 +322,12 @@ class Scheduler:
                 place_solo(job, self._solo_lane())
             else:
                 place(job, self.lanes, unified=self.model.kv_unified, sliding_window=self.model.n_swa,
-                      tier=self.kv_disk)
+                      tier=self.kv_disk, rollback=self.model.rollback)
+            if not self.model.rollback and not job.batch_invariant:  # the invariant lane is cleared for each job
+                job.branch_points = branch_points(len(job.prompt), job.cached, job.generation_prompt,
+                                                  self.checkpoints)
+            if job.from_checkpoint:
+                self.stats.checkpoint_restores += 1
             job.sampler = LaneSampler(job.sampling, self._rows)
             admitted = Admitted(index=job.index, prompt_tokens=len(job.prompt), cached_tokens=job.cached,
                                 restored_tokens=job.restored)
@@ -323,6 +346,8 @@ class Scheduler:
         """One batched decode and what follows from it; False when nothing was decoded."""
         lanes = self._ticking()
         model = self.model
+        if not model.rollback:
+            self._save_checkpoints(lanes)
         entries, n_gen = plan_rows(lanes, spec_draft=self.spec_draft, n_batch=model.n_batch, n_ctx=model.n_ctx,
                                    unified=model.kv_unified)
         if not entries:
@@ -335,6 +360,17 @@ class Scheduler:
             return False
         self._replies.sample(entries, commit_rows(entries))
         return True
+
+    def _save_checkpoints(self, lanes: list[Lane]) -> None:
+        """Lanes of a rollback-free model that stand at one of their job's branch points save their state."""
+        for lane in lanes:
+            job = lane.job
+            if job is None or not job.branch_points or not due(lane, job.branch_points, self.checkpoints):
+                continue
+            checkpoint = take_checkpoint(lane)
+            if checkpoint is not None:
+                keep_checkpoint(lane, checkpoint, self.checkpoints)
+                self.stats.checkpoints_saved += 1
 
     def _decode(self, entries: list[Entry], n_gen: int) -> bool:
         ctx = entries[0][0].ctx
@@ -355,7 +391,24 @@ class Scheduler:
                 self._replies.finish(victim, "length")
             rewind(entries)
             return False
+        if status == -1 and self._drop_refused(entries):
+            return False
         raise RuntimeError(f"llama_decode failed with status {status}")
+
+    def _drop_refused(self, entries: list[Entry]) -> bool:
+        """llama.cpp refused the batch before decoding any of it: fail the requests whose rows it refuses (their
+        lanes emptied) and put the others' rows back for the next tick; False when no lane's rows explain it
+        (then the whole engine is at fault)."""
+        refused = refused_lanes(entries, self.model.meta.n_vocab)
+        for lane in refused:
+            log.error("llama.cpp refused lane %d's rows (%d cached tokens); failing its request alone", lane.seq,
+                      len(lane.tokens))
+            if lane.job is not None:
+                self._replies.fail(lane.job, "the engine could not decode this request; see the server log")
+            clear_lane(lane)
+        if refused:
+            rewind(entries)
+        return bool(refused)
 
     def _fail_all(self, message: str) -> None:
         for job in self._waiting.jobs:
@@ -374,3 +427,4 @@ class Scheduler:
         for lane in self._all_lanes():
             llama_cpp.llama_memory_clear(lane.memory, True)
             lane.tokens.clear()
+            lane.checkpoints = []

@@ -67,6 +67,7 @@ def lane_views(lanes: list[Lane], solo: Lane | None) -> list[dict[str, Any]]:
             "context": "invariant" if lane is solo else "shared",
             "state": "idle" if job is None else ("prefill" if job.pending else "decode"),
             "cached_tokens": len(lane.tokens),
+            "checkpoints": [cp.n_tokens for cp in list(lane.checkpoints)],
             "qos": job.qos if job else None,
             "generated": job.generated if job else 0,
             "batch_invariant": bool(job and job.batch_invariant),

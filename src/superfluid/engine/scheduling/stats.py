@@ -89,6 +89,10 @@ class EngineStats:
     step_seconds: float = 0.0
     """Wall time of the engine's steps: each decode with the work around it (building the batch, sampling, text
     output, writing streamed tokens). Less the decode seconds, what the engine thread adds to llama.cpp's work."""
+    checkpoints_saved: int = 0
+    """Checkpoints of recurrent state lanes saved while prefilling (recurrent and hybrid models)."""
+    checkpoint_restores: int = 0
+    """Requests whose cached prefix ends at a checkpoint loaded back."""
     gathers: int = 0
     """First decodes after idle that waited for requests still on their way (a burst: docs/scheduling.md)."""
     gather_seconds: float = 0.0

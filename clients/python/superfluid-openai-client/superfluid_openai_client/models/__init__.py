@@ -91,6 +91,9 @@ from .model_architecture import ModelArchitecture
 from .model_list import ModelList
 from .model_list_object import ModelListObject
 from .model_load_request import ModelLoadRequest
+from .model_memory import ModelMemory
+from .model_memory_checkpoints import ModelMemoryCheckpoints
+from .model_memory_kind import ModelMemoryKind
 from .model_meta import ModelMeta
 from .model_object import ModelObject
 from .model_unloaded import ModelUnloaded
@@ -338,6 +341,9 @@ __all__ = (
     "ModelList",
     "ModelListObject",
     "ModelLoadRequest",
+    "ModelMemory",
+    "ModelMemoryCheckpoints",
+    "ModelMemoryKind",
     "ModelMeta",
     "ModelObject",
     "ModelUnloaded",

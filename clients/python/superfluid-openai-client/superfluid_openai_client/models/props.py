@@ -12,6 +12,7 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.capabilities import Capabilities
+    from ..models.model_memory import ModelMemory
     from ..models.props_default_generation_settings import PropsDefaultGenerationSettings
     from ..models.props_kv_cache import PropsKvCache
 
@@ -41,6 +42,9 @@ class Props:
         flash_attention (PropsFlashAttention | Unset): What the model's llama.cpp contexts ask for (--flash-attn as
             resolved for the model; auto leaves the choice to llama.cpp). Absent for a model llama.cpp does not run
             (Whisper).
+        memory (ModelMemory | Unset): What a loaded model keeps per sequence (docs/models.md, "Recurrent and hybrid
+            models").
+        speculative (bool | Unset): While a generation model is loaded: prompt-lookup drafting is on.
         build_info (str | Unset):
     """
 
@@ -58,6 +62,8 @@ class Props:
     reasoning_markers: list[str] | Unset = UNSET
     runtime: str | Unset = UNSET
     flash_attention: PropsFlashAttention | Unset = UNSET
+    memory: ModelMemory | Unset = UNSET
+    speculative: bool | Unset = UNSET
     build_info: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -96,6 +102,12 @@ class Props:
         if not isinstance(self.flash_attention, Unset):
             flash_attention = self.flash_attention.value
 
+        memory: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.memory, Unset):
+            memory = self.memory.to_dict()
+
+        speculative = self.speculative
+
         build_info = self.build_info
 
         field_dict: dict[str, Any] = {}
@@ -126,6 +138,10 @@ class Props:
             field_dict["runtime"] = runtime
         if flash_attention is not UNSET:
             field_dict["flash_attention"] = flash_attention
+        if memory is not UNSET:
+            field_dict["memory"] = memory
+        if speculative is not UNSET:
+            field_dict["speculative"] = speculative
         if build_info is not UNSET:
             field_dict["build_info"] = build_info
 
@@ -134,6 +150,7 @@ class Props:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.capabilities import Capabilities  # noqa: PLC0415
+        from ..models.model_memory import ModelMemory  # noqa: PLC0415
         from ..models.props_default_generation_settings import PropsDefaultGenerationSettings  # noqa: PLC0415
         from ..models.props_kv_cache import PropsKvCache  # noqa: PLC0415
 
@@ -176,6 +193,15 @@ class Props:
         else:
             flash_attention = PropsFlashAttention(_flash_attention)
 
+        _memory = d.pop("memory", UNSET)
+        memory: ModelMemory | Unset
+        if isinstance(_memory, Unset):
+            memory = UNSET
+        else:
+            memory = ModelMemory.from_dict(_memory)
+
+        speculative = d.pop("speculative", UNSET)
+
         build_info = d.pop("build_info", UNSET)
 
         props = cls(
@@ -193,6 +219,8 @@ class Props:
             reasoning_markers=reasoning_markers,
             runtime=runtime,
             flash_attention=flash_attention,
+            memory=memory,
+            speculative=speculative,
             build_info=build_info,
         )
 

@@ -10,6 +10,7 @@ from ..models.slot_state import SlotState
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.model_memory import ModelMemory
     from ..models.slot_kv_disk_type_0 import SlotKvDiskType0
     from ..models.slot_kv_pool import SlotKvPool
     from ..models.slot_lanes_item import SlotLanesItem
@@ -35,7 +36,10 @@ class Slot:
         rates (SlotRates):
         id_task (int | Unset):
         model (str | Unset):
-        speculative (bool | Unset):
+        speculative (bool | Unset): Prompt-lookup drafting is on (--spec-draft; always off for a model with recurrent
+            state).
+        memory (ModelMemory | Unset): What a loaded model keeps per sequence (docs/models.md, "Recurrent and hybrid
+            models").
         params (SlotParams | Unset):
         waiting (int | Unset):
         state (SlotState | Unset): The model's lifecycle; while it loads, lanes are empty and load_waiting requests
@@ -56,6 +60,7 @@ class Slot:
     id_task: int | Unset = UNSET
     model: str | Unset = UNSET
     speculative: bool | Unset = UNSET
+    memory: ModelMemory | Unset = UNSET
     params: SlotParams | Unset = UNSET
     waiting: int | Unset = UNSET
     state: SlotState | Unset = UNSET
@@ -89,6 +94,10 @@ class Slot:
         model = self.model
 
         speculative = self.speculative
+
+        memory: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.memory, Unset):
+            memory = self.memory.to_dict()
 
         params: dict[str, Any] | Unset = UNSET
         if not isinstance(self.params, Unset):
@@ -133,6 +142,8 @@ class Slot:
             field_dict["model"] = model
         if speculative is not UNSET:
             field_dict["speculative"] = speculative
+        if memory is not UNSET:
+            field_dict["memory"] = memory
         if params is not UNSET:
             field_dict["params"] = params
         if waiting is not UNSET:
@@ -150,6 +161,7 @@ class Slot:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.model_memory import ModelMemory  # noqa: PLC0415
         from ..models.slot_kv_disk_type_0 import SlotKvDiskType0  # noqa: PLC0415
         from ..models.slot_kv_pool import SlotKvPool  # noqa: PLC0415
         from ..models.slot_lanes_item import SlotLanesItem  # noqa: PLC0415
@@ -183,6 +195,13 @@ class Slot:
         model = d.pop("model", UNSET)
 
         speculative = d.pop("speculative", UNSET)
+
+        _memory = d.pop("memory", UNSET)
+        memory: ModelMemory | Unset
+        if isinstance(_memory, Unset):
+            memory = UNSET
+        else:
+            memory = ModelMemory.from_dict(_memory)
 
         _params = d.pop("params", UNSET)
         params: SlotParams | Unset
@@ -237,6 +256,7 @@ class Slot:
             id_task=id_task,
             model=model,
             speculative=speculative,
+            memory=memory,
             params=params,
             waiting=waiting,
             state=state,

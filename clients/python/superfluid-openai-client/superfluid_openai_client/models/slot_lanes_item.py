@@ -21,6 +21,8 @@ class SlotLanesItem:
         context (SlotLanesItemContext | Unset): invariant: the batch-invariant lane's own context
         state (SlotLanesItemState | Unset):
         cached_tokens (int | Unset):
+        checkpoints (list[int] | Unset): Token counts at which the lane holds a checkpoint of recurrent state (recurrent
+            and hybrid models; empty for others).
         qos (None | str | Unset):
         generated (int | Unset):
         batch_invariant (bool | Unset):
@@ -30,6 +32,7 @@ class SlotLanesItem:
     context: SlotLanesItemContext | Unset = UNSET
     state: SlotLanesItemState | Unset = UNSET
     cached_tokens: int | Unset = UNSET
+    checkpoints: list[int] | Unset = UNSET
     qos: None | str | Unset = UNSET
     generated: int | Unset = UNSET
     batch_invariant: bool | Unset = UNSET
@@ -47,6 +50,10 @@ class SlotLanesItem:
             state = self.state.value
 
         cached_tokens = self.cached_tokens
+
+        checkpoints: list[int] | Unset = UNSET
+        if not isinstance(self.checkpoints, Unset):
+            checkpoints = self.checkpoints
 
         qos: None | str | Unset
         if isinstance(self.qos, Unset):
@@ -69,6 +76,8 @@ class SlotLanesItem:
             field_dict["state"] = state
         if cached_tokens is not UNSET:
             field_dict["cached_tokens"] = cached_tokens
+        if checkpoints is not UNSET:
+            field_dict["checkpoints"] = checkpoints
         if qos is not UNSET:
             field_dict["qos"] = qos
         if generated is not UNSET:
@@ -99,6 +108,8 @@ class SlotLanesItem:
 
         cached_tokens = d.pop("cached_tokens", UNSET)
 
+        checkpoints = cast(list[int], d.pop("checkpoints", UNSET))
+
         def _parse_qos(data: object) -> None | str | Unset:
             if data is None:
                 return data
@@ -117,6 +128,7 @@ class SlotLanesItem:
             context=context,
             state=state,
             cached_tokens=cached_tokens,
+            checkpoints=checkpoints,
             qos=qos,
             generated=generated,
             batch_invariant=batch_invariant,
