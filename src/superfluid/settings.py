@@ -70,6 +70,31 @@ def parse_size(text: str) -> int:
 
 
 @dataclass(frozen=True)
+class OffloadSettings:
+    """Where a llama.cpp model's layers go: llama-server's offload flags (docs/models.md, "GPU offload")."""
+
+    gpu_layers: str = "auto"
+    """``-ngl``: ``auto`` (as many as fit the devices' free memory less ``fit_target_mib``), ``all``, or a count."""
+    devices: tuple[str, ...] | None = None
+    """``--device``: the devices to offload to, by name; None: every GPU llama.cpp found; (): none."""
+    split_mode: str = "layer"
+    """``--split-mode``: none (one device, ``main_gpu``), layer (layers spread over the devices) or row."""
+    tensor_split: tuple[float, ...] = ()
+    """``--tensor-split``: each device's share of the layers (default: in proportion to its free memory)."""
+    main_gpu: int = 0
+    kv_offload: bool = True
+    """False (``--no-kv-offload``): the KV cells stay in host memory."""
+    override_tensor: tuple[tuple[str, str], ...] = ()
+    """``--override-tensor``: (tensor name pattern, buffer type) pairs, e.g. ``("ffn_.*_exps", "CPU")``."""
+    cpu_moe: bool = False
+    """``--cpu-moe``: every expert weight of a mixture-of-experts model in host memory."""
+    n_cpu_moe: int = 0
+    """``--n-cpu-moe``: the expert weights of the first N layers in host memory."""
+    fit_target_mib: int = 1024
+    """``--fit-target``: MiB ``auto`` leaves free on each device."""
+
+
+@dataclass(frozen=True)
 class Settings:
     """Everything `superfluid serve` can be told. Immutable: build a new one to change it."""
 
@@ -136,6 +161,8 @@ class Settings:
     switch_interval_ms: float = 0.5
     """Python's GIL switch interval (sys.setswitchinterval), set at start: how long the engine thread can wait
     for the GIL while another thread runs Python (docs/performance.md)."""
+    offload: OffloadSettings = field(default_factory=OffloadSettings)
+    """Where each llama.cpp generation model's layers go (per model in the models file and admin loads)."""
     override_kv: tuple[KvOverride, ...] = field(default_factory=tuple)
     """GGUF metadata overrides (key, int|float|bool|str, value) applied to every model this server loads."""
     allow_batch_invariant: bool = False

@@ -36,6 +36,27 @@ def test_the_engine_deployment_gets_the_router_and_the_autoscaler() -> None:
     assert fixed["num_replicas"] == 3 and "request_router_config" not in fixed
 
 
+def test_replicas_ask_ray_for_a_gpu_when_the_build_offloads(monkeypatch: pytest.MonkeyPatch) -> None:
+    import superfluid.engine
+
+    monkeypatch.setattr(superfluid.engine, "gpu_build", lambda: True)
+    assert settings_and_options([])[1].replica_gpus == 1.0
+    assert settings_and_options(["--device", "none"])[1].replica_gpus == 0.0  # offload turned off
+    assert settings_and_options(["-ngl", "0"])[1].replica_gpus == 0.0
+    assert settings_and_options(["--replica-gpus", "0.5"])[1].replica_gpus == 0.5
+    monkeypatch.setattr(superfluid.engine, "gpu_build", lambda: False)
+    assert settings_and_options([])[1].replica_gpus == 0.0  # a CPU build
+    assert settings_and_options(["--replica-gpus", "2"])[1].replica_gpus == 2.0
+
+
+def test_the_engine_deployment_asks_for_the_replicas_gpus() -> None:
+    pytest.importorskip("ray.serve", reason="the fleet extra is not installed")
+    from superfluid.fleet.deploy import engine_options
+
+    assert engine_options(FleetOptions(replica_cpus=4, replica_gpus=1))["ray_actor_options"] == {"num_cpus": 4,
+                                                                                                  "num_gpus": 1}
+
+
 def test_an_unknown_serve_flag_is_refused_by_serves_parser() -> None:
     with pytest.raises(SystemExit):
         settings_and_options(["--no-such-flag"])

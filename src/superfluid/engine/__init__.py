@@ -24,10 +24,12 @@ from superfluid.engine.models.chat_template import (
     TemplateCompileError,
     can_switch_thinking,
 )
+from superfluid.engine.models.devices import BackendDevice, backend_devices, device_lines, gpu_build
 from superfluid.engine.models.llama_model import (
     BACKEND_VERSION,
     flash_attention,
     lanes_own_their_cells,
+    offload_problem,
     shared_kv_pool,
 )
 from superfluid.engine.models.lora import AdapterCatalog, AdapterSet, settings_problem
@@ -38,9 +40,10 @@ from superfluid.engine.models.model_sources import (
     default_references,
     hub_unreachable,
 )
+from superfluid.engine.models.offload import OFFLOAD_FIELDS, Placement, offload_from
 from superfluid.engine.models.profile import ModelProfile, check_template_file
 from superfluid.engine.models.registry import ModelRegistry
-from superfluid.engine.models.runtimes import RUNTIMES, AnyProfile, LoadedModel
+from superfluid.engine.models.runtimes import RUNTIMES, AnyProfile, LoadedModel, placement_of
 from superfluid.engine.models.served_model import LIGHT_PROMPT_CHARS, ServedModel, is_light
 from superfluid.engine.request_scope import CURRENT, RequestScope
 from superfluid.engine.scheduling.job import QOS_CLASSES, QOS_RANK
@@ -73,12 +76,14 @@ __all__ = [
     "CURRENT",
     "DEFAULT_MODEL",
     "LIGHT_PROMPT_CHARS",
+    "OFFLOAD_FIELDS",
     "QOS_CLASSES",
     "QOS_RANK",
     "RUNTIMES",
     "AdapterCatalog",
     "AdapterSet",
     "AnyProfile",
+    "BackendDevice",
     "ChatMessage",
     "ChatPrompt",
     "ChatTemplate",
@@ -99,6 +104,7 @@ __all__ = [
     "ModelRegistry",
     "ModelSource",
     "ModelSourceError",
+    "Placement",
     "PreparedPrompt",
     "Prompt",
     "RequestScope",
@@ -118,6 +124,7 @@ __all__ = [
     "Transcript",
     "Usage",
     "Vector",
+    "backend_devices",
     "base64_le_f32",
     "can_switch_thinking",
     "check_template_file",
@@ -125,12 +132,17 @@ __all__ = [
     "cosine_ranking",
     "decode_audio",
     "default_references",
+    "device_lines",
     "entry_for",
     "flash_attention",
+    "gpu_build",
     "hub_unreachable",
     "is_light",
     "lanes_own_their_cells",
     "normalize_vector",
+    "offload_from",
+    "offload_problem",
+    "placement_of",
     "policy_from_openai",
     "settings_problem",
     "shared_kv_pool",

@@ -26,6 +26,9 @@ def _parser() -> argparse.ArgumentParser:
                              "Ray instance")
     parser.add_argument("--replica-cpus", type=float, default=1.0,
                         help="CPUs Ray reserves for each replica (match --threads)")
+    parser.add_argument("--replica-gpus", type=float, default=None,
+                        help="GPUs Ray reserves for each replica (default: 1 when this llama-cpp-python build has a "
+                             "GPU backend and -ngl/--device do not turn offload off, else 0)")
     parser.add_argument("--max-ongoing-requests", type=int, default=32,
                         help="requests one replica holds at once; more wait at the head")
     parser.add_argument("--router", choices=ROUTERS, default="prefix",
@@ -43,8 +46,10 @@ def parse(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
     return _parser().parse_known_args(list(argv))
 
 
-def options_from_args(args: argparse.Namespace) -> FleetOptions:
+def options_from_args(args: argparse.Namespace, settings: Settings | None = None) -> FleetOptions:
+    gpus = args.replica_gpus if args.replica_gpus is not None else replica_gpus(settings or Settings())
     return FleetOptions(replicas=args.replicas, address=args.address, replica_cpus=args.replica_cpus,
+                        replica_gpus=gpus,
                         max_ongoing_requests=args.max_ongoing_requests, router=args.router,
                         imbalance=args.imbalance, min_replicas=args.min_replicas, max_replicas=args.max_replicas,
                         target_ongoing_requests=args.target_ongoing_requests)
@@ -55,7 +60,16 @@ def settings_and_options(argv: Sequence[str]) -> tuple[Settings, FleetOptions]:
     from superfluid import cli
 
     args, rest = parse(argv)
-    return cli.settings_from_args(cli._parser().parse_args(["serve", *rest])), options_from_args(args)
+    settings = cli.settings_from_args(cli._parser().parse_args(["serve", *rest]))
+    return settings, options_from_args(args, settings)
+
+
+def replica_gpus(settings: Settings) -> float:
+    """One GPU per replica when the installed build has a GPU backend and the serve flags offload, else none."""
+    from superfluid.engine import gpu_build
+
+    offload = settings.offload
+    return 1.0 if gpu_build() and offload.devices != () and offload.gpu_layers != "0" else 0.0
 
 
 def main(argv: Sequence[str]) -> int:

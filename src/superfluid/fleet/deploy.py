@@ -33,6 +33,9 @@ class FleetOptions:
     """Ray cluster to join (``ray://host:10001``, ``auto``, ``host:6379``); None starts a local Ray instance."""
     replica_cpus: float = 1.0
     """CPUs Ray reserves for each engine replica (match --threads)."""
+    replica_gpus: float = 0.0
+    """GPUs Ray reserves for each engine replica (``--replica-gpus``; by default 1 when the build offloads to a
+    GPU and the serve flags let it, else 0): on KubeRay, the replicas then go to the GPU node group."""
     max_ongoing_requests: int = 32
     """Requests Ray lets one replica hold at once; more wait at the head."""
     router: str = "prefix"
@@ -65,7 +68,8 @@ def engine_options(options: FleetOptions) -> dict[str, Any]:
 
     deployment: dict[str, Any] = {
         "name": ENGINE_DEPLOYMENT,
-        "ray_actor_options": {"num_cpus": options.replica_cpus},
+        "ray_actor_options": {"num_cpus": options.replica_cpus,
+                              **({"num_gpus": options.replica_gpus} if options.replica_gpus else {})},
         "max_ongoing_requests": options.max_ongoing_requests,
         "health_check_period_s": 2.0,
         "health_check_timeout_s": 30.0,

@@ -9,12 +9,20 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from superfluid.engine import RUNTIMES, ModelSourceError, entry_for
-from superfluid.errors import EngineFailure, InvalidRequest, ModelNotFound, NotFound, UnsupportedRuntime
+from superfluid.engine import OFFLOAD_FIELDS, RUNTIMES, ModelSourceError, entry_for, offload_from
+from superfluid.errors import (
+    DeviceMemoryExceeded,
+    EngineFailure,
+    InvalidRequest,
+    ModelNotFound,
+    NotFound,
+    UnknownDevice,
+    UnsupportedRuntime,
+)
 from superfluid.handlers.context import services
 from superfluid.handlers.models import describe
 
-_OVERRIDES = ("alias", "ctx_size", "kv_size", "parallel", "idle_timeout")
+_OVERRIDES = ("alias", "ctx_size", "kv_size", "parallel", "idle_timeout", *OFFLOAD_FIELDS)
 
 
 async def load(body: dict[str, Any]) -> dict[str, Any]:
@@ -45,6 +53,8 @@ async def load(body: dict[str, Any]) -> dict[str, Any]:
     except Exception as exc:
         if added is not None:
             svc.models.forget(added)
+        if isinstance(exc, DeviceMemoryExceeded | UnknownDevice):
+            raise
         if isinstance(exc, EngineFailure):
             raise UnsupportedRuntime(f"the {model_runtime} runtime cannot read model '{reference}': "
                                      f"{exc.message}", param="model") from None
@@ -57,10 +67,16 @@ async def load(body: dict[str, Any]) -> dict[str, Any]:
 async def _add(reference: str, body: dict[str, Any]) -> str:
     """Make a new reference known (its file is found, not yet loaded)."""
     svc = services()
+    offload = {key: body[key] for key in OFFLOAD_FIELDS if body.get(key) is not None}
+    try:
+        offload_from(svc.settings.offload, offload)
+    except ValueError as exc:  # the document checks types; what it cannot (a count, a pattern) is checked here
+        raise InvalidRequest(str(exc), param=str(exc).split(":", 1)[0]) from None
     try:
         entry = await asyncio.to_thread(
             entry_for, reference, svc.settings, alias=body.get("alias"), ctx_size=body.get("ctx_size"),
-            kv_size=body.get("kv_size"), parallel=body.get("parallel"), idle_timeout_s=body.get("idle_timeout"))
+            kv_size=body.get("kv_size"), parallel=body.get("parallel"), idle_timeout_s=body.get("idle_timeout"),
+            offload=offload)
     except ModelSourceError as exc:
         raise NotFound(f"model '{reference}' is neither known nor found: {exc}", param="model") from None
     if svc.models.is_known(entry.id):

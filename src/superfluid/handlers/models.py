@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from superfluid.engine import placement_of
 from superfluid.errors import EngineFailure
 from superfluid.handlers.context import services
 
@@ -40,6 +41,7 @@ async def describe(model_id: str) -> dict[str, Any]:
     except EngineFailure as exc:
         return _unreadable(svc.models.canonical(model_id), created, exc)
     served = svc.models.loaded.get(profile.id)
+    placed = placement_of(served) if served is not None else None
     return {
         "id": profile.id,
         "object": "model",
@@ -52,6 +54,7 @@ async def describe(model_id: str) -> dict[str, Any]:
             "n_params": profile.n_params,
             "size": profile.size_bytes,
             "path": str(profile.path),
+            **({"offload": placed.summary()} if placed is not None else {}),
         },
         "architecture": {"input_modalities": list(profile.input_modalities), "family": profile.family},
         "runtime": profile.runtime,

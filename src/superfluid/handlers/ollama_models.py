@@ -8,7 +8,7 @@ from typing import Any
 from starlette.responses import PlainTextResponse
 
 from superfluid import __version__
-from superfluid.engine import AnyProfile, ModelProfile
+from superfluid.engine import AnyProfile, ModelProfile, placement_of
 from superfluid.errors import SuperfluidError
 from superfluid.handlers import ollama_params as params
 from superfluid.handlers.context import services
@@ -48,9 +48,16 @@ async def tags() -> dict[str, Any]:
 
 
 async def ps() -> dict[str, Any]:
+    """The loaded models, with what they hold in memory as Ollama counts it: ``size`` every byte llama.cpp placed
+    (weights, KV cells, compute buffers), ``size_vram`` those on GPUs."""
     loaded = services().models.loaded
-    return {"models": [{**_entry(model_id), "size_vram": 0, "context_length": served.n_ctx}
-                       for model_id, served in loaded.items()]}
+    out = []
+    for model_id, served in loaded.items():
+        placed = placement_of(served)
+        size = sum(use.total for use in placed.devices) if placed is not None else 0
+        vram = sum(placed.device_bytes.values()) if placed is not None else 0
+        out.append({**_entry(model_id), "size": size, "size_vram": vram, "context_length": served.n_ctx})
+    return {"models": out}
 
 
 def capabilities(profile: AnyProfile) -> list[str]:

@@ -10,6 +10,7 @@ from superfluid.engine import (
     AnyProfile,
     ModelProfile,
     ServedModel,
+    backend_devices,
     flash_attention,
     lanes_own_their_cells,
     shared_kv_pool,
@@ -46,9 +47,12 @@ async def props(model: str | None = None, autoload: str | None = None) -> dict[s
     unified = shared_kv_pool(settings.kv_unified, settings.parallel, size, profile.n_ctx)
     kv: dict[str, Any] = {"type_k": "f16", "type_v": "f16", "size_tokens": size, "unified": unified}
     loaded: dict[str, Any] = {}
+    offloaded = False
     if isinstance(served, ServedModel):
         kv.update(served.kv_snapshot())
-        loaded = {"memory": served.memory_view(), "speculative": served.drafting}
+        offloaded = served.placement.layers > 0
+        loaded = {"memory": served.memory_view(), "speculative": served.drafting,
+                  "offload": served.placement.summary()}
     return {
         "model": profile.id,
         "model_path": str(profile.path),
@@ -61,8 +65,9 @@ async def props(model: str | None = None, autoload: str | None = None) -> dict[s
         **({"reasoning_markers": list(profile.template.reasoning)} if profile.template.thinks else {}),
         "default_generation_settings": {"n_ctx": profile.n_ctx, "params": params},
         "kv_cache": kv,
-        "flash_attention": flash_attention(settings.flash_attn,
+        "flash_attention": flash_attention(settings.flash_attn, offloaded=offloaded,
                                            own_cells=lanes_own_their_cells(unified, max(settings.parallel, 1))),
+        "devices": [device.summary() for device in backend_devices()],
         **loaded,
         "runtime": profile.runtime,
         "capabilities": profile.capabilities(),
@@ -114,6 +119,7 @@ async def slots(model: str | None = None) -> list[dict[str, Any]]:
         "n_ctx": served.n_ctx,
         "speculative": served.drafting,
         "memory": served.memory_view(),
+        "offload": served.placement.summary(),
         "is_processing": bool(busy),
         "params": {**served.sampling_defaults},
         "state": state,

@@ -15,7 +15,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 from prometheus_client.registry import Collector
 
-from superfluid.engine import QOS_CLASSES, EngineStats, LoadStats
+from superfluid.engine import QOS_CLASSES, EngineStats, LoadStats, backend_devices, placement_of
 from superfluid.engine import Histogram as EngineHistogram
 
 if TYPE_CHECKING:
@@ -91,6 +91,36 @@ class EngineCollector(Collector):
         yield from self._engine_time(models)
         yield from self._lanes(models)
         yield from self._kv_disk(models)
+        yield from self._devices(models)
+
+    def _devices(self, models: list[ModelFigures]) -> Iterator[Any]:
+        """Every backend device's memory, what the loaded models placed on each, and their offloaded layers."""
+        total = GaugeMetricFamily("superfluid_device_memory_total_bytes", "Memory of each backend device",
+                                  labels=["device", "type"])
+        free = GaugeMetricFamily("superfluid_device_memory_free_bytes", "Free memory each backend device reports",
+                                 labels=["device", "type"])
+        used = GaugeMetricFamily("superfluid_device_memory_used_bytes",
+                                 "Bytes the loaded models placed on each device (weights, KV cells, compute)",
+                                 labels=["device"])
+        placed = GaugeMetricFamily("superfluid_model_device_bytes", "Bytes a loaded model placed on each device",
+                                   labels=["model", "device"])
+        layers = GaugeMetricFamily("superfluid_model_offloaded_layers", "Layers of a loaded model on GPUs",
+                                   labels=["model"])
+        for device in backend_devices():
+            total.add_metric([device.name, device.kind], device.total)
+            free.add_metric([device.name, device.kind], device.free)
+        sums: dict[str, int] = {}
+        for model_id, _, _, served, _, _ in models:
+            placement = placement_of(served) if served is not None else None
+            if placement is None:
+                continue
+            layers.add_metric([model_id], placement.layers)
+            for use in placement.devices:
+                placed.add_metric([model_id, use.device], use.total)
+                sums[use.device] = sums.get(use.device, 0) + use.total
+        for name, size in sums.items():
+            used.add_metric([name], size)
+        yield from (total, free, used, placed, layers)
 
     def _kv_disk(self, models: list[ModelFigures]) -> Iterator[Any]:
         """The prefix cache's disk tier (docs/scheduling.md, "The disk tier"), for models that have one."""

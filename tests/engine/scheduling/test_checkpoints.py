@@ -18,10 +18,10 @@ def _marks(*counts: int) -> list[Checkpoint]:
     return [Checkpoint(n, None, 1) for n in counts]
 
 
-def test_branch_points_are_the_last_prompt_token_the_prompt_end_and_the_generation_prompt() -> None:
-    assert branch_points(50, 0, 3, POLICY) == [47, 49, 50]
-    assert branch_points(50, 48, 3, POLICY) == [49, 50]  # points behind the cached prefix are not taken again
-    assert branch_points(50, 0, 0, POLICY) == [49, 50]  # no chat template
+def test_branch_points_are_the_generation_prompt_or_the_last_token_and_the_prompt_end() -> None:
+    assert branch_points(50, 0, 3, POLICY) == [47, 50]
+    assert branch_points(50, 48, 3, POLICY) == [50]  # points behind the cached prefix are not taken again
+    assert branch_points(50, 0, 0, POLICY) == [49, 50]  # no chat template: the last prompt token
     assert branch_points(50, 0, 3, CheckpointPolicy(max_per_lane=0)) == []  # --ctx-checkpoints 0
 
 

@@ -11,6 +11,8 @@ entries::
     parallel = 2
     idle_timeout = 300                # seconds unused before unloading; 0: never
     eager = true                      # load at start-up (the default model always does)
+    n_gpu_layers = "auto"             # and llama-server's other offload flags, by their long names
+    device = "Vulkan0"                # (offload.OFFLOAD_FIELDS; default: the server's flags)
 
 Relative paths in a file are read from the file's folder.
 """
@@ -25,9 +27,11 @@ from typing import Any
 
 from superfluid.config_files import ConfigFileError, read_document
 from superfluid.engine.models.model_sources import ModelSource, ModelSourceError, resolve
+from superfluid.engine.models.offload import OFFLOAD_FIELDS, offload_from
 from superfluid.settings import Settings
 
-_ENTRY_KEYS = frozenset({"model", "alias", "ctx_size", "kv_size", "parallel", "idle_timeout", "eager"})
+_ENTRY_KEYS = frozenset({"model", "alias", "ctx_size", "kv_size", "parallel", "idle_timeout", "eager",
+                         *OFFLOAD_FIELDS})
 _INT_KEYS = ("ctx_size", "kv_size", "parallel")
 
 
@@ -46,15 +50,20 @@ class ModelEntry:
 
 def entry_for(reference: str, settings: Settings, *, alias: str | None = None, ctx_size: int | None = None,
               kv_size: int | None = None, parallel: int | None = None, idle_timeout_s: float | None = None,
-              eager: bool = False, base: Path | None = None) -> ModelEntry:
-    """Resolve one reference with its overrides; ModelSourceError says why it cannot be."""
+              eager: bool = False, base: Path | None = None, offload: Mapping[str, Any] | None = None) -> ModelEntry:
+    """Resolve one reference with its overrides (``offload``: any of ``OFFLOAD_FIELDS``, over the server's
+    flags); ModelSourceError says why it cannot be."""
+    try:
+        placed = offload_from(settings.offload, offload or {})
+    except ValueError as exc:
+        raise ModelSourceError(str(exc)) from None
     if base is not None and not Path(reference).is_absolute() and (base / reference).exists():
         reference = str(base / reference)
     source = resolve(reference, hf_cache=settings.hf_cache)
     own = replace(settings,
                   ctx_size=settings.ctx_size if ctx_size is None else ctx_size,
                   kv_size=settings.kv_size if kv_size is None else kv_size,
-                  parallel=settings.parallel if parallel is None else parallel)
+                  parallel=settings.parallel if parallel is None else parallel, offload=placed)
     timeout = settings.idle_timeout_s if idle_timeout_s is None else idle_timeout_s
     return ModelEntry(id=alias or source.id, source=source, settings=own, eager=eager, idle_timeout_s=timeout)
 
@@ -112,6 +121,7 @@ def _file_entry(item: Any, i: int, path: Path, settings: Settings) -> ModelEntry
         return entry_for(item["model"], settings, alias=alias, ctx_size=item.get("ctx_size"),
                          kv_size=item.get("kv_size"), parallel=item.get("parallel"),
                          idle_timeout_s=None if timeout is None else float(timeout),
-                         eager=bool(item.get("eager", False)), base=path.parent)
+                         eager=bool(item.get("eager", False)), base=path.parent,
+                         offload={key: item[key] for key in OFFLOAD_FIELDS if key in item})
     except ModelSourceError as exc:
         raise ModelSourceError(f"{where}: {exc}") from None

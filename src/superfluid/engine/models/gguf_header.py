@@ -8,9 +8,12 @@ values (arrays are skipped) and each tensor's name and shape (``ne`` order, inne
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
+
+import gguf
+from gguf.constants import GGML_QUANT_SIZES
 
 MAGIC = b"GGUF"
 _SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
@@ -31,6 +34,16 @@ class GgufHeader:
     """Scalar key/value pairs (array values are left out)."""
     tensors: dict[str, tuple[int, ...]]
     """Tensor name -> shape, in GGUF (``ne``) order."""
+    types: dict[str, int] = field(default_factory=dict)
+    """Tensor name -> ggml type (``GGML_TYPE_*``)."""
+
+    def tensor_bytes(self, name: str) -> int:
+        """Bytes of the tensor's data in the file (and in a buffer llama.cpp loads it into)."""
+        block, size = GGML_QUANT_SIZES[gguf.GGMLQuantizationType(self.types[name])]
+        count = 1
+        for n in self.tensors[name]:
+            count *= n
+        return count // block * size
 
     def text(self, key: str) -> str:
         value = self.metadata.get(key)
@@ -102,12 +115,13 @@ def read_header(path: Path) -> GgufHeader:
             if value is not None:
                 metadata[key] = value
         tensors: dict[str, tuple[int, ...]] = {}
+        types: dict[str, int] = {}
         for _ in range(n_tensors):
             name = reader.string()
             n_dims = int(reader.take("<I"))
             if n_dims > 8:
                 raise GgufError(f"tensor '{name}' claims {n_dims} dimensions")
             tensors[name] = tuple(reader.count() for _ in range(n_dims))
-            reader.take("<I")  # element type
+            types[name] = int(reader.take("<I"))
             reader.take("<Q")  # data offset
-        return GgufHeader(metadata, tensors)
+        return GgufHeader(metadata, tensors, types)

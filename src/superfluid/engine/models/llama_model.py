@@ -9,16 +9,32 @@ import logging
 import os
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import llama_cpp
 
 from superfluid.engine.models.amx import extra_buffers_usable
+from superfluid.engine.models.devices import backend_devices
 from superfluid.engine.models.model_metadata import ModelMetadata, read_metadata, token_text
+from superfluid.engine.models.offload import (
+    ALL,
+    DeviceBook,
+    Fit,
+    OffloadParams,
+    Placement,
+    chosen_devices,
+    estimate,
+    fit,
+    layer_devices,
+    model_shape,
+    placement,
+)
+from superfluid.engine.models.placement_log import capture
 from superfluid.engine.models.special_split import PART_CHARS, SpecialSplitter
-from superfluid.errors import EngineFailure
-from superfluid.settings import KvOverride
+from superfluid.errors import DeviceMemoryExceeded, EngineFailure, UnknownDevice
+from superfluid.settings import KvOverride, OffloadSettings, Settings
 
 T = TypeVar("T")
 
@@ -51,11 +67,15 @@ def _override_array(overrides: tuple[KvOverride, ...]) -> ctypes.Array[llama_cpp
     return array
 
 
-def _load(path: Path, *, vocab_only: bool, overrides: tuple[KvOverride, ...] = ()) -> llama_cpp.llama_model_p:
+def _load(path: Path, *, vocab_only: bool, overrides: tuple[KvOverride, ...] = (),
+          offload: Callable[[Any], None] | None = None) -> llama_cpp.llama_model_p:
+    """Load ``path``; ``offload`` sets the model parameters' devices and layers (none: every layer on the CPU)."""
     llama_cpp.llama_backend_init()
     mparams = llama_cpp.llama_model_default_params()
     mparams.n_gpu_layers = 0
     mparams.vocab_only = vocab_only
+    if offload is not None:
+        offload(mparams)
     if not vocab_only and not extra_buffers_usable():
         mparams.use_extra_bufts = False  # a build whose AMX kernels fault (see amx.py)
     if overrides:
@@ -141,8 +161,11 @@ def lanes_own_their_cells(unified: bool, n_seq_max: int) -> bool:
     return not unified or n_seq_max == 1
 
 
-def flash_attn_type(choice: str, *, generation: bool, own_cells: bool) -> int:
+def flash_attn_type(choice: str, *, generation: bool, own_cells: bool, offloaded: bool = False) -> int:
     """llama.cpp's flash attention setting for ``--flash-attn`` ``choice`` (auto, on, off).
+
+    With layers on a GPU (``offloaded``), ``auto`` is llama.cpp's own choice for that backend: its GPU kernels
+    are the fast path there, and the CPU kernel's slowdown below does not apply.
 
     ``auto`` turns it off for a chat model whose lanes attend only to cells of their own: a KV stream per lane,
     or a single lane. superfluid runs every layer on the CPU (it offloads none, even from a GPU build), and
@@ -160,7 +183,7 @@ def flash_attn_type(choice: str, *, generation: bool, own_cells: bool) -> int:
     """
     if choice == "on":
         return int(llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED)
-    if choice == "off" or (choice == "auto" and generation and own_cells):
+    if choice == "off" or (choice == "auto" and generation and own_cells and not offloaded):
         return int(llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED)
     if choice != "auto":
         raise ValueError(f"--flash-attn must be one of auto, on, off, not {choice!r}")
@@ -173,9 +196,9 @@ def flash_attn_name(kind: int) -> str:
             int(llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED): "off"}.get(kind, "auto")
 
 
-def flash_attention(choice: str, *, generation: bool = True, own_cells: bool = True) -> str:
+def flash_attention(choice: str, *, generation: bool = True, own_cells: bool = True, offloaded: bool = False) -> str:
     """What a model's contexts ask for under ``choice``, by name (``flash_attn_name``)."""
-    return flash_attn_name(flash_attn_type(choice, generation=generation, own_cells=own_cells))
+    return flash_attn_name(flash_attn_type(choice, generation=generation, own_cells=own_cells, offloaded=offloaded))
 
 
 MEMORY_KINDS = ("attention", "sliding", "recurrent", "hybrid")
@@ -199,38 +222,98 @@ def rolls_back(kind: str) -> bool:
     return kind in ("attention", "sliding")
 
 
+def offload_problem(path: Path, settings: Settings) -> str | None:
+    """What stops ``path`` loading under ``settings``' offload flags on this machine (an unknown device, a layer
+    count that cannot fit), in one line, or None; read from the GGUF's header and the devices, nothing loaded."""
+    try:
+        shape = model_shape(path)
+        window = context_window(settings.ctx_size, shape.n_ctx_train)
+        fit(settings.offload, shape, backend_devices(), {}, cells=max(settings.kv_size, window),
+            n_ubatch=max(settings.batch_size, 1))
+    except (DeviceMemoryExceeded, UnknownDevice) as exc:
+        return exc.message
+    return None
+
+
+def device_need(path: Path, settings: Settings) -> dict[str, int]:
+    """Bytes ``path`` would take on each offload device with the layers its flags ask for (``auto``: all of them),
+    whatever is free now: what a server with several models makes room for before loading it."""
+    offload = settings.offload
+    if offload.gpu_layers == "auto":
+        offload = replace(offload, gpu_layers="all")
+    shape = model_shape(path)
+    devices = chosen_devices(offload, backend_devices())
+    if not devices or offload.gpu_layers == "0":
+        return {}
+    placed = layer_devices(shape.n_layer, ALL if offload.gpu_layers == "all" else int(offload.gpu_layers), devices,
+                           offload.tensor_split)
+    window = context_window(settings.ctx_size, shape.n_ctx_train)
+    return estimate(shape, placed, cells=max(settings.kv_size, window), n_ubatch=max(settings.batch_size, 1),
+                    kv_offload=offload.kv_offload)
+
+
+CPU_ONLY = Fit(0, (), {}, "0", "every layer on the CPU")
+"""The placement of a model loaded without offload settings (embedding models)."""
+
+
+def _log_placement(path: Path, placed: Placement) -> None:
+    """The start log's line about where a model went: layers, then each device's buffers."""
+    mib = 1024 * 1024
+    parts = [f"{u.device}: weights {u.weights / mib:.1f} MiB, KV {u.kv / mib:.1f} MiB, compute "
+             f"{u.compute / mib:.1f} MiB" for u in placed.devices]
+    log.info("%s: %d of %d layers offloaded (%s); %s", path.name, placed.layers, placed.of, placed.note,
+             "; ".join(parts))
+
+
 class LlamaModel:
     """Owns one llama_model and one llama_context. Decode calls must come from one thread at a time."""
 
     def __init__(self, path: Path, *, n_ctx: int, n_seq_max: int, n_batch: int, n_threads: int,
                  kv_size: int = 0, overrides: tuple[KvOverride, ...] = (), pooling: int | None = None,
-                 kv_unified: bool = False, flash_attn: str = "auto") -> None:
+                 kv_unified: bool = False, flash_attn: str = "auto", offload: OffloadSettings | None = None,
+                 book: DeviceBook | None = None) -> None:
+        """``offload``: where the layers go (None: every layer on the CPU, as for embedding models); ``book``: what
+        the server's other models placed on each device, which this one's placement joins."""
         self.path = path
         self.pooling = pooling
         """None: a generation context; otherwise an embedding context with this llama.cpp pooling type
         (LLAMA_POOLING_TYPE_UNSPECIFIED takes the GGUF's)."""
-        model = _load(path, vocab_only=False, overrides=overrides)
-        self.model = model
-        self.vocab = llama_cpp.llama_model_get_vocab(model)
-        self.meta = read_metadata(model, path)
-        self.window = context_window(n_ctx, self.meta.n_ctx_train)
         self.n_threads = n_threads if n_threads > 0 else max(1, len(os.sched_getaffinity(0)))
         self.n_batch = max(n_batch, 1)
         self.n_seq_max = max(n_seq_max, 1)
         self._contexts: list[llama_cpp.llama_context_p] = []
+        self._book = book
+        self._kv_offload = offload is None or offload.kv_offload
+        shape = model_shape(path)
+        self.window = context_window(n_ctx, shape.n_ctx_train)
         kv_size = max(kv_size, self.window)
         self.kv_unified = pooling is not None or shared_kv_pool(kv_unified, self.n_seq_max, kv_size, self.window)
         """One pool whose cells all lanes share, or (False) a stream of cells per lane (see shared_kv_pool)."""
+        plan = fit(offload, shape, backend_devices(), book.used() if book else {}, cells=kv_size,
+                   n_ubatch=self.n_batch) if offload is not None else CPU_ONLY
         self.flash_attn_type = flash_attn_type(flash_attn, generation=pooling is None,
-                                               own_cells=lanes_own_their_cells(self.kv_unified, self.n_seq_max))
+                                               own_cells=lanes_own_their_cells(self.kv_unified, self.n_seq_max),
+                                               offloaded=bool(plan.devices))
         """What this model's contexts ask llama.cpp for (``LLAMA_FLASH_ATTN_TYPE_*``)."""
         log.info("%s: flash attention %s (--flash-attn %s)", path.name, flash_attn_name(self.flash_attn_type),
                  flash_attn)
-        try:
-            self.ctx, self.memory = self.open_context(self.n_seq_max, kv_size, unified=self.kv_unified)
-        except EngineFailure:
-            llama_cpp.llama_model_free(model)
-            raise
+        params = OffloadParams()
+        with capture() as placed:
+            model = _load(path, vocab_only=False, overrides=overrides,
+                          offload=lambda mparams: params.apply(mparams, plan, offload or OffloadSettings()))
+            self.model = model
+            try:
+                self.ctx, self.memory = self.open_context(self.n_seq_max, kv_size, unified=self.kv_unified)
+            except EngineFailure:
+                llama_cpp.llama_model_free(model)
+                raise
+        self.placement = placement(placed, plan, shape.n_layer)
+        """What llama.cpp placed on each device (offload.Placement)."""
+        if book is not None:
+            book.add(self, self.placement)
+        _log_placement(path, self.placement)
+        self.vocab = llama_cpp.llama_model_get_vocab(model)
+        self.meta = read_metadata(model, path)
         self.n_ctx = self.window
         """The served window: the most tokens (prompt + reply) one sequence may hold."""
         self.kv_size = int(llama_cpp.llama_n_ctx(self.ctx))
@@ -258,6 +341,7 @@ class LlamaModel:
         cparams.n_threads_batch = self.n_threads
         cparams.kv_unified = unified
         cparams.no_perf = True
+        cparams.offload_kqv = self._kv_offload
         cparams.flash_attn_type = self.flash_attn_type
         if self.pooling is not None:
             cparams.embeddings = True
@@ -327,6 +411,9 @@ class LlamaModel:
         return token in self._eog
 
     def close(self) -> None:
+        book = getattr(self, "_book", None)
+        if book is not None:
+            book.remove(self)
         for ctx in getattr(self, "_contexts", []):
             llama_cpp.llama_free(ctx)
         self._contexts = []

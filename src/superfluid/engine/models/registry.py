@@ -28,8 +28,11 @@ from superfluid.engine import request_scope
 from superfluid.engine.embedding.model import EmbeddingModel
 from superfluid.engine.models import catalog, runtimes
 from superfluid.engine.models.catalog import ModelEntry
+from superfluid.engine.models.devices import backend_devices, device_lines
+from superfluid.engine.models.llama_model import device_need
 from superfluid.engine.models.model_sources import ModelSource
-from superfluid.engine.models.runtimes import AnyProfile, LoadedModel, Loader, Prober
+from superfluid.engine.models.offload import DeviceBook
+from superfluid.engine.models.runtimes import AnyProfile, LoadedModel, Loader, Prober, placement_of
 from superfluid.engine.models.served_model import ServedModel
 from superfluid.engine.scheduling.stats import EngineStats, LoadStats
 from superfluid.engine.whisper.model import SpeechModel
@@ -82,6 +85,8 @@ class ModelRegistry:
         """Held while making room for a load under --models-max and loading, so the limit holds exactly."""
         self._idle_task: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[None]] = set()
+        self.book = DeviceBook()
+        """What the loaded models placed on each offload device (offload.py)."""
 
     # ---- what is known and loaded (as the current request's key may see it) ----------------------
     @property
@@ -150,7 +155,7 @@ class ModelRegistry:
     def _load_by_kind(self, model_id: str, source: ModelSource, settings: Settings,
                       stats: EngineStats) -> LoadedModel:
         """The default loader: the model's runtime, for the kind its (cached) profile names."""
-        return runtimes.load(model_id, source, settings, stats, self._profiles.get(model_id))
+        return runtimes.load(model_id, source, settings, stats, self._profiles.get(model_id), self.book)
 
     # ---- getting a model for a request ---------------------------------------------------------------
     async def get(self, model_id: str, *, autoload: bool = True) -> ServedModel:
@@ -308,6 +313,41 @@ class ModelRegistry:
                 log.warning("model %s loaded again without LoRA adapter %s: %s", model.entry.id, name, exc.message)
 
     async def _make_room(self, incoming: _Model) -> None:
+        """Under --models-max, unload the least recently used models until the incoming one fits; then, for a
+        model that offloads, unload those holding memory on its devices until its layers fit there."""
+        await self._make_count_room(incoming)
+        await self._make_device_room(incoming)
+
+    async def _make_device_room(self, incoming: _Model) -> None:
+        """Unload the least recently used models (idle ones first) whose buffers sit on the devices the incoming
+        model needs, until what it needs fits what those devices have free less --fit-target. When nothing more
+        can go, the load goes on: ``-ngl auto`` fits what it can, an explicit count fails with its own error."""
+        entry = incoming.entry
+        if entry.source.runtime != "llamacpp" or self._loader != self._load_by_kind:
+            return
+        try:
+            need = await asyncio.to_thread(device_need, entry.source.locate(), entry.settings)
+        except Exception:  # a file that cannot be read fails in the load itself, with its own error
+            return
+        margin = entry.settings.offload.fit_target_mib * 1024 * 1024
+        while need:
+            devices = {d.name: d for d in await asyncio.to_thread(backend_devices)}
+            used = self.book.used()
+            short = {name for name, size in need.items() if name in devices
+                     and size > min(devices[name].free, devices[name].total - used.get(name, 0)) - margin}
+            holders = [m for m in self._models.values() if m is not incoming and m.served is not None
+                       and m.unloading is None and short & set(_device_bytes(m.served))]
+            held = {name: sum(_device_bytes(m.served).get(name, 0) for m in holders if m.served) for name in short}
+            if not short or not holders or any(
+                    need[name] > min(devices[name].free, devices[name].total - used.get(name, 0)) + held[name] - margin
+                    for name in short):
+                return  # it fits already, or nothing would make it fit: unload nothing
+            victim = min(holders, key=lambda m: (m.leases > 0, m.last_used))
+            log.info("unloading %s (least recently used) to make room on %s for %s", victim.entry.id,
+                     ", ".join(sorted(short)), entry.id)
+            await self._unload(victim, "lru")
+
+    async def _make_count_room(self, incoming: _Model) -> None:
         """Under --models-max, unload the least recently used models until the incoming one fits."""
         limit = self.settings.models_max
         while limit:
@@ -371,6 +411,8 @@ class ModelRegistry:
 
     # ---- the server's life --------------------------------------------------------------------------
     async def start(self) -> None:
+        for line in device_lines(await asyncio.to_thread(backend_devices)):
+            log.info("backend device %s", line)
         await self.load(self.default_id)
         for model_id in self.settings.preload:
             await self.load(model_id)
@@ -389,3 +431,9 @@ class ModelRegistry:
             if model.served is not None:
                 await asyncio.to_thread(model.served.close)
                 model.served = None
+
+
+def _device_bytes(loaded: LoadedModel) -> dict[str, int]:
+    """What a loaded model holds on each offload device."""
+    placed = placement_of(loaded)
+    return placed.device_bytes if placed is not None else {}

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from superfluid.engine.embedding.model import EmbeddingModel
 from superfluid.engine.models.llama_model import probe_metadata
 from superfluid.engine.models.model_sources import ModelSource
+from superfluid.engine.models.offload import DeviceBook, Placement
 from superfluid.engine.models.profile import ModelProfile
 from superfluid.engine.models.served_model import ServedModel
 from superfluid.engine.scheduling.stats import EngineStats
@@ -51,15 +52,25 @@ def probe(model_id: str, source: ModelSource, settings: Settings) -> AnyProfile:
 
 
 def load(model_id: str, source: ModelSource, settings: Settings, stats: EngineStats,
-         profile: AnyProfile | None = None) -> LoadedModel:
-    """Load a model with its runtime, as the kind its profile names (probed first when not given)."""
+         profile: AnyProfile | None = None, book: DeviceBook | None = None) -> LoadedModel:
+    """Load a model with its runtime, as the kind its profile names (probed first when not given); ``book``: what
+    the loaded models hold on each offload device."""
     if profile is None:
         profile = probe(model_id, source, settings)
     if isinstance(profile, SpeechProfile):
         return SpeechModel.load(profile, source, settings)
     if profile.kind == "embedding":
         return EmbeddingModel.load(profile, source, settings)
-    return ServedModel.load(model_id, source, settings, stats)
+    return ServedModel.load(model_id, source, settings, stats, book)
+
+
+def placement_of(loaded: LoadedModel) -> Placement | None:
+    """Where a loaded llama.cpp model's layers and buffers went (None for a Whisper model)."""
+    if isinstance(loaded, ServedModel):
+        return loaded.placement
+    if isinstance(loaded, EmbeddingModel):
+        return loaded.llama.placement
+    return None
 
 
 def check_kind(profile: AnyProfile, kind: str) -> None:

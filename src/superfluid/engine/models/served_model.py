@@ -21,6 +21,7 @@ from superfluid.engine.models.chat_template import close_reasoning
 from superfluid.engine.models.llama_model import LlamaModel
 from superfluid.engine.models.lora import AdapterCatalog, ModelAdapters
 from superfluid.engine.models.model_sources import ModelSource
+from superfluid.engine.models.offload import DeviceBook, Placement
 from superfluid.engine.models.profile import ModelProfile
 from superfluid.engine.scheduling.checkpoints import CheckpointPolicy
 from superfluid.engine.scheduling.job import EventSink, Job
@@ -154,12 +155,15 @@ class ServedModel:
 
     @classmethod
     def load(cls, model_id: str, source: ModelSource, settings: Settings,
-             stats: EngineStats | None = None) -> ServedModel:
+             stats: EngineStats | None = None, book: DeviceBook | None = None) -> ServedModel:
+        """Load the model, its layers placed by ``settings.offload`` (``book``: what other models hold on the
+        devices)."""
         path = source.locate()
         log.info("loading %s from %s", model_id, path)
         llama = LlamaModel(path, n_ctx=settings.ctx_size, n_seq_max=settings.parallel, kv_size=settings.kv_size,
                            kv_unified=settings.kv_unified, n_batch=settings.batch_size, n_threads=settings.threads,
-                           overrides=settings.override_kv, flash_attn=settings.flash_attn)
+                           overrides=settings.override_kv, flash_attn=settings.flash_attn,
+                           offload=settings.offload, book=book)
         try:
             profile = ModelProfile.build(model_id, source.origin, path, llama.meta, settings, n_ctx=llama.n_ctx)
         except Exception:
@@ -179,6 +183,11 @@ class ServedModel:
     def drafting(self) -> bool:
         """Prompt-lookup drafting is on (--spec-draft, and a memory that can drop rejected drafts)."""
         return self.scheduler.spec_draft > 0
+
+    @property
+    def placement(self) -> Placement:
+        """Where llama.cpp put the model's layers and buffers."""
+        return self.llama.placement
 
     def memory_view(self) -> dict[str, Any]:
         """What /props and /slots say of the model's sequence memory: its kind, whether a lane can be cut back to
@@ -352,8 +361,11 @@ class ServedModel:
                 closed = self.template.render(probe, add_generation_prompt=False, kwargs=prompt.template_kwargs).text
             except InvalidRequest:
                 opened = closed = ""
-            suffix = opened[len(closed):] if opened.startswith(closed) else ""
-            count = len(self.tokenize(suffix)) if suffix else 0
+            with_prompt, without = self.tokenize(opened), self.tokenize(closed)
+            shared = 0
+            while shared < min(len(with_prompt), len(without)) and with_prompt[shared] == without[shared]:
+                shared += 1
+            count = len(with_prompt) - shared  # the tokens after where the two renders part, as in context
             self._generation_prompts[key] = count
         return count
 

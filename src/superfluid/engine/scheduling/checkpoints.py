@@ -13,14 +13,15 @@ of such a model can resume only where a state was saved:
   checkpoint holds no attention cells, so it is good only while the lane still has its cells up to that count.
 
 Where checkpoints are taken (``branch_points``): where a later request is likely to leave this one's path. The
-last prompt token (a prompt sent again, and ``n`` > 1 siblings, resume one token short of the end and decode the
-last one for its logits); the end of the prompt (a next turn whose re-rendered reply differs from the tokens
-generated: a stop string, trimmed whitespace, another tokenization); the start of the template's generation
-prompt (templates that render an earlier assistant turn otherwise than they prompt for it, such as those that
-drop its reasoning); and, during a long prefill, every ``min_step`` tokens. The lane's rows are cut at the
-points that fall inside a chunk, so that a tick ends there; that costs one more decode per point. A lane keeps
-at most ``max_per_lane`` checkpoints, dropping the oldest; 0 turns them off (a lane then resumes only from its
-live state, else from the start).
+start of the template's generation prompt, or the last prompt token where there is none (a prompt sent again,
+and ``n`` > 1 siblings, resume there and decode the rest for the logits; templates that render an earlier
+assistant turn otherwise than they prompt for it, such as those that drop its reasoning, branch there); the end
+of the prompt (a next turn whose re-rendered reply differs from the tokens generated: a stop string, trimmed
+whitespace, another tokenization); and, during a long prefill, every ``min_step`` tokens. The lane's rows are cut
+at a point that falls inside a chunk, so that a tick ends there: one more decode per prompt (the end of the prompt
+needs none: it is where the first reply token is decoded anyway). A lane keeps at most ``max_per_lane``
+checkpoints, dropping the earliest; 0 turns them off (a lane then resumes only from its live state, else from
+the start).
 
 llama-server does the same with ``--ctx-checkpoints`` and ``--checkpoint-min-step`` (the names are its), placing
 them at user-message starts and a few tokens before the end of the prompt.
@@ -69,9 +70,7 @@ def branch_points(prompt_len: int, cached: int, generation_prompt: int, policy: 
     of the template's generation prompt at the prompt's end (0: none or unknown)."""
     if not policy.on:
         return []
-    points = {prompt_len - 1, prompt_len}
-    if generation_prompt > 1:
-        points.add(prompt_len - generation_prompt)
+    points = {prompt_len - max(generation_prompt, 1), prompt_len}
     return sorted(p for p in points if cached < p <= prompt_len)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 from typing import Any
 
-import av
 import numpy as np
 import numpy.typing as npt
 
@@ -22,6 +21,8 @@ def decode(data: bytes, *, name: str = "file") -> npt.NDArray[np.float32]:
     """All audio of the first audio stream in ``data``, resampled to 16 kHz mono float32 in [-1, 1]."""
     if not data:
         raise NotAudio("the uploaded file is empty: there is no audio to transcribe", param=name)
+    import av  # with the first upload, not with the server (see whisper/model.py, ``languages``)
+
     try:
         with av.open(io.BytesIO(data), mode="r", metadata_errors="ignore") as container:
             if not container.streams.audio:

@@ -9,6 +9,7 @@ worked through; a consumer that goes away stops the work at the next segment.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import threading
@@ -20,8 +21,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from faster_whisper import WhisperModel
-from faster_whisper.tokenizer import _LANGUAGE_CODES
 
 from superfluid.engine.models.model_sources import ModelSource
 from superfluid.engine.models.profile import text_modalities
@@ -31,7 +30,13 @@ from superfluid.settings import Settings
 
 log = logging.getLogger(__name__)
 
-LANGUAGES = frozenset(_LANGUAGE_CODES)
+@functools.cache
+def languages() -> frozenset[str]:
+    """The language codes Whisper knows (faster-whisper is imported when speech is first used, not with the
+    server: a server that never transcribes needs neither it nor CTranslate2 loaded)."""
+    from faster_whisper.tokenizer import _LANGUAGE_CODES
+
+    return frozenset(_LANGUAGE_CODES)
 TEMPERATURE_FALLBACK = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 TEXT_WINDOW = 448
 """Whisper's decoder context, in tokens."""
@@ -123,7 +128,8 @@ class Transcript:
 
 
 class SpeechModel:
-    def __init__(self, profile: SpeechProfile, whisper: WhisperModel, settings: Settings) -> None:
+    def __init__(self, profile: SpeechProfile, whisper: Any, settings: Settings) -> None:
+        """``whisper``: the ``faster_whisper.WhisperModel``."""
         self.profile = profile
         self.id = profile.id
         self.n_ctx = TEXT_WINDOW
@@ -141,6 +147,8 @@ class SpeechModel:
     def load(cls, profile: SpeechProfile, source: ModelSource, settings: Settings) -> SpeechModel:
         folder = source.locate()
         log.info("loading %s from %s (faster-whisper, int8 on CPU)", profile.id, folder)
+        from faster_whisper import WhisperModel
+
         whisper = WhisperModel(str(folder), device="cpu", compute_type="int8", cpu_threads=settings.audio_threads,
                                num_workers=settings.audio_concurrency, local_files_only=True)
         return cls(profile, whisper, settings)
@@ -155,7 +163,7 @@ class SpeechModel:
 
     def check(self, request: SpeechRequest) -> None:
         """Refuse what this model cannot do before any work is queued."""
-        if request.language is not None and request.language not in LANGUAGES:
+        if request.language is not None and request.language not in languages():
             raise InvalidRequest(f"language '{request.language}' is not one Whisper knows (ISO-639-1 codes such "
                                  "as en, de, fr)", param="language")
         if request.task == "translate" and not self.profile.multilingual:

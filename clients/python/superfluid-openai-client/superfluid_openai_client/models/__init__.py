@@ -91,6 +91,7 @@ from .model_architecture import ModelArchitecture
 from .model_list import ModelList
 from .model_list_object import ModelListObject
 from .model_load_request import ModelLoadRequest
+from .model_load_request_split_mode import ModelLoadRequestSplitMode
 from .model_memory import ModelMemory
 from .model_memory_checkpoints import ModelMemoryCheckpoints
 from .model_memory_kind import ModelMemoryKind
@@ -341,6 +342,7 @@ __all__ = (
     "ModelList",
     "ModelListObject",
     "ModelLoadRequest",
+    "ModelLoadRequestSplitMode",
     "ModelMemory",
     "ModelMemoryCheckpoints",
     "ModelMemoryKind",
