@@ -139,9 +139,13 @@ def _attempts(run: Callable[[], Any], attempts: int = ATTEMPTS) -> Any:
 
 
 def _cached_shares(wire: Wire, path: str) -> list[float]:
-    """For each answered request on ``path``, the share of its prompt the server served from its cache."""
+    """For each answered request of the agent's own loop on ``path`` (those that offer its tools: not its side
+    requests, such as Claude Code's title of the session, which share no prefix with the conversation), the share
+    of its prompt the server served from its cache."""
     shares = []
     for exchange in wire.posts(path):
+        if not (exchange.request or {}).get("tools"):
+            continue
         usage: dict[str, Any] = {}
         for event in sse_data(exchange.answer):
             found = event.get("usage") or (event.get("message") or {}).get("usage") or \
@@ -236,7 +240,9 @@ def test_claude_code_runs_a_tool_call_the_server_wrote(wire: Wire, agents: Path,
     assert "Bash" in call["offered"] and isinstance(call["input"].get("command"), str)
     assert all(e.status == 200 for e in wire.posts("/v1/messages")), "nothing the agent sent was refused"
     shares = _cached_shares(wire, "/v1/messages")
-    assert len(shares) >= 2 and min(shares[1:]) > 0.5, f"turns after the first are served warm: {shares}"
+    # docs/launch.md: every follow-up of the conversation is served from the prefix cache (99% or more in the
+    # recorded sessions); the last turn's new tokens (a tool result, a short reply) are the rest.
+    assert len(shares) >= 2 and min(shares[1:]) >= 0.95, f"turns after the first are served warm: {shares}"
 
 
 # ---- Codex (Responses) ------------------------------------------------------------------------------------

@@ -115,6 +115,10 @@ def _parser() -> argparse.ArgumentParser:
                        help="the prefix cache's disk tier: KV cells of dropped conversations saved under "
                             "<sessions>/kv/ and loaded back when they return, after a restart too; most bytes "
                             "per model (e.g. 512M, 20G; 0: off; default 4G)")
+    serve.add_argument("-cram", "--cache-ram", type=int, default=8192, metavar="MiB",
+                       help="the prefix cache's RAM tier: saved conversations kept in memory per model, so one that "
+                            "returns after others took its lane is loaded back without prefilling or reading a "
+                            "file (llama-server's flag; -1: no bound, 0: off; default 8192)")
     serve.add_argument("--kv-disk-min-tokens", type=int, default=256, metavar="N",
                        help="fewest cached tokens of a conversation worth saving to the disk tier (default 256)")
     serve.add_argument("-kvu", "--kv-unified", action="store_true",
@@ -421,6 +425,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         web=args.web,
         kv_disk_bytes=args.kv_disk_bytes,
         kv_disk_min_tokens=args.kv_disk_min_tokens,
+        cache_ram_bytes=args.cache_ram * 1024**2 if args.cache_ram >= 0 else -1,
         web_key=args.web_key,
         log_format=args.log_format,
         nonstream_keepalive_s=args.nonstream_keepalive,

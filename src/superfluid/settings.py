@@ -110,6 +110,9 @@ class Settings:
     kv_disk_bytes: int = 4 * 1024**3
     """The prefix cache's disk tier: most bytes of saved KV cells per model under <sessions>/kv/ (0: off)."""
     kv_disk_min_tokens: int = 256
+    cache_ram_bytes: int = 8192 * 1024**2
+    """The prefix cache's RAM tier: most bytes of saved lanes kept in memory per model (0: off; negative: no
+    bound); --cache-ram, llama-server's flag, in MiB."""
     """Fewest cached tokens of a lane worth saving to the disk tier."""
     threads: int = 0
     """llama.cpp threads; 0 uses every core the process may run on."""

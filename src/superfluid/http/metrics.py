@@ -123,16 +123,24 @@ class EngineCollector(Collector):
         yield from (total, free, used, placed, layers)
 
     def _kv_disk(self, models: list[ModelFigures]) -> Iterator[Any]:
-        """The prefix cache's disk tier (docs/scheduling.md, "The disk tier"), for models that have one."""
+        """The prefix cache's disk tier (docs/scheduling.md, "The RAM and disk tiers"), for models that have one."""
         families: dict[str, CounterMetricFamily | GaugeMetricFamily] = {
             "saves": CounterMetricFamily("superfluid_kv_disk_saves", "Lanes' KV cells saved to disk",
                                          labels=["model"]),
             "dropped_saves": CounterMetricFamily("superfluid_kv_disk_dropped_saves",
                                                  "Saves dropped because too many were waiting", labels=["model"]),
-            "restores": CounterMetricFamily("superfluid_kv_disk_restores", "Prefixes loaded back from disk",
-                                            labels=["model"]),
+            "restores": CounterMetricFamily("superfluid_kv_disk_restores",
+                                            "Prefixes loaded back from the RAM or disk tier", labels=["model"]),
             "restored_tokens": CounterMetricFamily("superfluid_kv_disk_restored_tokens",
-                                                   "Prompt tokens served warm from disk", labels=["model"]),
+                                                   "Prompt tokens served warm from the RAM or disk tier",
+                                                   labels=["model"]),
+            "ram_restores": CounterMetricFamily("superfluid_kv_ram_restores",
+                                                "Prefixes loaded back from the RAM tier (no file read)",
+                                                labels=["model"]),
+            "ram_bytes": GaugeMetricFamily("superfluid_kv_ram_bytes", "Bytes of saved lanes the RAM tier holds",
+                                           labels=["model"]),
+            "ram_entries": GaugeMetricFamily("superfluid_kv_ram_entries", "Saved lanes the RAM tier holds",
+                                             labels=["model"]),
             "removed": CounterMetricFamily("superfluid_kv_disk_removed",
                                            "Files removed (budget, superseded, unusable)", labels=["model"]),
             "bytes": GaugeMetricFamily("superfluid_kv_disk_bytes", "Bytes of saved KV cells", labels=["model"]),

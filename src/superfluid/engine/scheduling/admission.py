@@ -72,14 +72,16 @@ class WaitingRoom:
 
 
 def place(job: Job, lanes: list[Lane], *, unified: bool = True, sliding_window: int = 0,
-          tier: KvDiskTier | None = None, rollback: bool = True) -> None:
+          tier: KvDiskTier | None = None, rollback: bool = True, pool_cells: int = 0) -> None:
     """Give ``job`` a free lane holding as much of its prompt as any lane has cached; sets job.cached/pending.
     ``unified``: the lanes share one KV pool (else each has a stream of its own). ``sliding_window``: the model's
     attention window on its sliding-window layers (0: none). ``tier``: the disk tier, which gets a lane's cells
     before they are dropped, and gives back a longer prefix than the lanes hold (``job.disk``). ``rollback``
-    off: the model keeps recurrent state, which resumes only where it was saved (``_place_resuming``)."""
+    off: the model keeps recurrent state, which resumes only where it was saved (``_place_resuming``).
+    ``pool_cells``: the cells of a pool the lanes share, which a prefix loaded from a tier must find room in."""
+    room = _Room(lanes, pool_cells if unified else 0, tier)
     if not rollback:
-        _place_resuming(job, lanes, unified=unified, tier=tier)
+        _place_resuming(job, lanes, unified=unified, tier=tier, room=room)
         return
     free = [lane for lane in lanes if lane.job is None]
     limit = len(job.prompt) - 1  # the last prompt token is always decoded, for its logits
@@ -115,7 +117,7 @@ def place(job: Job, lanes: list[Lane], *, unified: bool = True, sliding_window: 
 
     lane = max(free, key=rank)
     own = min(cached(lane), limit)
-    if tier is not None and _from_disk(job, lane, tier, limit, max(own, copyable), sliding_window):
+    if tier is not None and _from_disk(job, lane, tier, limit, max(own, copyable), sliding_window, room=room):
         return
     if donor is not lane and copyable > own:
         if lane.tokens:
@@ -142,7 +144,8 @@ def place(job: Job, lanes: list[Lane], *, unified: bool = True, sliding_window: 
     _seat(job, lane, keep)
 
 
-def _place_resuming(job: Job, lanes: list[Lane], *, unified: bool, tier: KvDiskTier | None) -> None:
+def _place_resuming(job: Job, lanes: list[Lane], *, unified: bool, tier: KvDiskTier | None,
+                    room: _Room | None = None) -> None:
     """``place`` for a model whose lanes resume only at saved points: the lane's whole cache when it is a prefix
     of the prompt, or a checkpoint within the shared prefix (checkpoints.resume_point); from the job's own lane,
     another lane's (copied), or the disk tier, whichever keeps most."""
@@ -154,7 +157,7 @@ def _place_resuming(job: Job, lanes: list[Lane], *, unified: bool, tier: KvDiskT
     donor = max(lanes, key=lambda ln: points[id(ln)])
     lane = max(free, key=lambda ln: (_worth(ln, points[id(ln)], limit, spare), not ln.tokens, -ln.last_used))
     own, shared = points[id(lane)], points[id(donor)]
-    if tier is not None and _from_disk(job, lane, tier, limit, max(own, shared), 0, rollback=False):
+    if tier is not None and _from_disk(job, lane, tier, limit, max(own, shared), 0, rollback=False, room=room):
         return
     if donor is not lane and shared > own:
         end = len(donor.tokens)
@@ -203,7 +206,7 @@ def _copy_resumed(donor: Lane, lane: Lane, point: int, unified: bool) -> int:
 
 
 def _from_disk(job: Job, lane: Lane, tier: KvDiskTier, limit: int, in_ram: int, sliding_window: int, *,
-               rollback: bool = True) -> bool:
+               rollback: bool = True, room: _Room | None = None) -> bool:
     """Seat ``job`` on ``lane`` with the prefix the disk tier read for it, when that holds at least a block more
     than the lanes could give; False to place it from the lanes. A model with sliding-window layers takes a file
     only whole (its saved cells hold the window before the file's last token, not before an earlier one); one
@@ -218,12 +221,38 @@ def _from_disk(job: Job, lane: Lane, tier: KvDiskTier, limit: int, in_ram: int, 
     spill(tier, lane)
     _truncate(lane, 0)
     lane.checkpoints = []
+    if room is not None:
+        room.make(len(found.saved.tokens), taking=lane)
     if not restore(tier, found, lane, keep, rollback=rollback):
         _seat(job, lane, 0)  # the lane was emptied for the file llama.cpp refused: a cold prefill
         return True
     _seat(job, lane, keep)
     job.restored = keep
     return True
+
+
+class _Room:
+    """Cells of a pool the lanes share, made free for a prefix loaded from a tier: llama.cpp refuses to load a
+    sequence's cells where they do not fit, and a pool that busy and idle lanes fill has none to spare."""
+
+    def __init__(self, lanes: list[Lane], cells: int, tier: KvDiskTier | None) -> None:
+        self.lanes, self.cells, self.tier = lanes, cells, tier
+
+    def make(self, needed: int, *, taking: Lane) -> None:
+        """Save and free the least recently used idle lanes (not ``taking``) until ``needed`` cells are free, as
+        far as the lanes' token counts tell (cells two lanes share count twice: the estimate errs on room)."""
+        if not self.cells:
+            return
+        used = sum(len(ln.tokens) for ln in self.lanes)
+        idle = sorted((ln for ln in self.lanes if ln.job is None and ln is not taking and ln.tokens),
+                      key=lambda ln: ln.last_used)
+        for other in idle:
+            if self.cells - used >= needed:
+                return
+            spill(self.tier, other)
+            used -= len(other.tokens)
+            _truncate(other, 0)
+            other.checkpoints = []
 
 
 def _worth(lane: Lane, kept: int, limit: int, spare: bool) -> int:

@@ -9,6 +9,7 @@ thread, a few calls per tick.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from superfluid.engine.models.native import ArrayBatch, memory_seq_pos_max, memory_seq_rm
 from superfluid.engine.scheduling.job import Job, Lane
@@ -99,16 +100,20 @@ def commit_rows(entries: list[Entry]) -> dict[int, list[int]]:
     return by_lane
 
 
-def make_room(lanes: list[Lane], entries: list[Entry], *, unified: bool) -> Job | None:
-    """A decode found no room in the KV cache of ``lanes`` (those of its context). In a shared pool idle lanes'
-    cells are freed first; when there are none, returns the job to cut short: the longest busy one (with a
-    stream per lane, of those in this batch, since only one of them can have filled its own stream)."""
+def make_room(lanes: list[Lane], entries: list[Entry], *, unified: bool,
+              save: Callable[[Lane], None] = lambda _: None) -> Job | None:
+    """A decode found no room in the KV cache of ``lanes`` (those of its context). In a shared pool the least
+    recently used idle lane's cells are saved (``save``: to the RAM and disk tiers) and freed, one lane per
+    failed decode (the next tick tries again), so the others stay warm; when no lane is idle, returns the job
+    to cut short: the longest busy one (with a stream per lane, of those in this batch, since only one of them
+    can have filled its own stream)."""
     idle = [lane for lane in lanes if lane.job is None and lane.tokens] if unified else []
     if idle:
-        for lane in idle:
-            memory_seq_rm(lane.memory, lane.seq, -1, -1)
-            lane.tokens.clear()
-            lane.checkpoints = []
+        lane = min(idle, key=lambda ln: ln.last_used)
+        save(lane)
+        memory_seq_rm(lane.memory, lane.seq, -1, -1)
+        lane.tokens.clear()
+        lane.checkpoints = []
         return None
     busy = [lane for lane in lanes if lane.job is not None]
     if not unified:

@@ -1,5 +1,5 @@
 """The prefix cache's disk tier: a lane's KV cells saved to a file before they are dropped, and loaded back for a
-later prompt that repeats their tokens (docs/scheduling.md, "The disk tier").
+later prompt that repeats their tokens (docs/scheduling.md, "The RAM and disk tiers").
 
 **What is saved.** When admission is about to drop cached tokens of a lane (another conversation takes it), and
 at shutdown, the lane's sequence state (``llama_state_seq_get_data``: its cells' keys and values) is copied on
@@ -54,6 +54,7 @@ from superfluid.engine.scheduling.checkpoints import Checkpoint, checkpoint_at, 
 from superfluid.engine.scheduling.checkpoints import clear as clear_lane
 from superfluid.engine.scheduling.checkpoints import load as load_checkpoint
 from superfluid.engine.scheduling.job import common_prefix
+from superfluid.engine.scheduling.kv_ram import Held, RamTier
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +69,7 @@ WRITE_SLICE = 1 << 20
 tokens of SmolLM2's cells) took ~500 ms of kernel time on the recording VM (ext4, kernel 6.18, no kernel
 preemption) against ~12 ms for the same bytes in 1 MiB calls; and a core held that long in the kernel stalls
 llama.cpp's threads at their barrier, so a request loaded from disk while another lane's save was written took
-~600 ms to its first token instead of ~130 ms (docs/scheduling.md, "The disk tier")."""
+~600 ms to its first token instead of ~130 ms (docs/scheduling.md, "The RAM and disk tiers")."""
 
 
 def model_digest(path: Path) -> str:
@@ -111,6 +112,9 @@ class Saved:
     """The lane's checkpoints saved after its cells: (token count, bytes) each, in token order."""
     refused: bool = False
     """llama.cpp did not take its cells once (a pool with no room, or a bad file): not offered again."""
+    on_disk: bool = True
+    """Its file is written (else only the RAM tier holds it, until the writer gets to it or for good when the
+    disk tier is off)."""
 
 
 @dataclass(frozen=True)
@@ -122,6 +126,8 @@ class Found:
     payload: Any = None
     checkpoints: tuple[Checkpoint, ...] = ()
     """The file's checkpoints, once read."""
+    from_ram: bool = False
+    """The payload came from the RAM tier (no file read)."""
 
     def resume_point(self, limit: int) -> int:
         """The most tokens a lane of a rollback-free model can keep from this file for a prompt of which it holds
@@ -144,9 +150,12 @@ class TierStats:
 class KvDiskTier:
     """The files of one model under one set of KV settings. ``find`` and ``note_*`` from any thread."""
 
-    def __init__(self, directory: Path, *, budget_bytes: int, min_tokens: int) -> None:
+    def __init__(self, directory: Path, *, budget_bytes: int, min_tokens: int, ram_bytes: int = 0) -> None:
+        """``budget_bytes``: the files' bound (0: nothing is written); ``ram_bytes``: the RAM tier's (kv_ram.py; 0:
+        off, negative: unbounded)."""
         self.directory = directory
         self.budget_bytes = budget_bytes
+        self.ram = RamTier(ram_bytes, evicted=self._ram_evicted)
         self.min_tokens = max(min_tokens, BLOCK)
         self.stats = TierStats()
         self._lock = threading.Lock()
@@ -167,11 +176,13 @@ class KvDiskTier:
     def view(self) -> dict[str, Any]:
         """What /slots and /metrics show of the tier."""
         with self._lock:
-            files, size = len(self._files), sum(saved.size for saved in self._files.values())
+            on_disk = [saved for saved in self._files.values() if saved.on_disk]
+            files, size = len(on_disk), sum(saved.size for saved in on_disk)
+            ram = self.ram.view()
         stats = self.stats
         return {"directory": str(self.directory), "files": files, "bytes": size, "budget_bytes": self.budget_bytes,
                 "saves": stats.saves, "dropped_saves": stats.dropped_saves, "restores": stats.restores,
-                "restored_tokens": stats.restored_tokens, "removed": stats.removed}
+                "restored_tokens": stats.restored_tokens, "removed": stats.removed, **ram}
 
     def _scan(self, *, fresh: bool = True) -> None:
         """Index the directory's files. At start (``fresh``) a leftover of a save cut short is removed; later (a
@@ -204,11 +215,19 @@ class KvDiskTier:
             self._index[digest] = saved
 
     def _drop(self, saved: Saved) -> None:
-        """Forget the file and remove it."""
+        """Forget the saved prefix: its file removed, its RAM copy let go."""
         self._drop_index(saved)
-        with contextlib.suppress(OSError):
-            saved.path.unlink()
+        self.ram.forget(saved.path)
+        if saved.on_disk:
+            with contextlib.suppress(OSError):
+                saved.path.unlink()
         self.stats.removed += 1
+
+    def _ram_evicted(self, path: Path) -> None:
+        """The RAM tier let ``path`` go for room: an entry with no file is gone (under the lock)."""
+        saved = self._files.get(path)
+        if saved is not None and not saved.on_disk:
+            self._drop_index(saved)
 
     def find(self, tokens: Sequence[int], adapters: str) -> Found | None:
         """The file holding the longest prefix of ``tokens`` under ``adapters`` (at least min_tokens), or None."""
@@ -236,12 +255,18 @@ class KvDiskTier:
                 self._scan(fresh=False)
             except OSError as exc:
                 log.warning("could not list %s: %s", self.directory, exc)
-            for path in [path for path in self._files if not path.exists()]:  # removed by another server
+            gone = [path for path in self._files if not path.exists() and not self.ram.holds(path)]
+            for path in gone:  # removed by another server
                 self._drop_index(self._files[path])
 
     def read(self, found: Found) -> Found | None:
-        """``found`` with its payload read from disk (any thread but the loop's); None if the file is unusable."""
+        """``found`` with its payload: from the RAM tier, else read from disk (any thread but the loop's); None if
+        the file is unusable."""
         saved = found.saved
+        with self._lock:
+            held = self.ram.get(saved.path)
+        if held is not None:
+            return Found(saved, found.common, held.payload, held.checkpoints, from_ram=True)
         try:
             with saved.path.open("rb") as handle:
                 head = handle.read(len(MAGIC) + _HEADER.size)
@@ -270,6 +295,8 @@ class KvDiskTier:
 
     def note_restored(self, found: Found, tokens: int) -> None:
         self.stats.restores += 1
+        if found.from_ram:
+            self.ram.restores += 1
         self.stats.restored_tokens += tokens
         found.saved.used = time.time()
         with contextlib.suppress(OSError):
@@ -285,15 +312,40 @@ class KvDiskTier:
     def save(self, tokens: list[int], adapters: str, payload: Any, size: int,
              checkpoints: Sequence[Checkpoint] = ()) -> bool:
         """Queue a save of ``payload`` (a ctypes buffer the caller no longer touches) for ``tokens``, with the
-        lane's ``checkpoints``; False when the queue is too full and the save is dropped."""
+        lane's ``checkpoints``; False when the queue is too full and the save is dropped. The RAM tier keeps the
+        payload at once (a later prompt finds it before its file is written)."""
         size_all = size + sum(cp.size for cp in checkpoints)
+        path = self._path(tokens, adapters)
         with self._lock:
+            if self.ram.keep(path, Held(payload, size, tuple(checkpoints))):
+                self._register(Saved(path, list(tokens), adapters, size_all, time.time(), _chain(adapters, tokens),
+                                     tuple((cp.n_tokens, cp.size) for cp in checkpoints), on_disk=False))
+            if self.budget_bytes <= 0:
+                return True
             if self._pending + size_all > MAX_PENDING_BYTES:
                 self.stats.dropped_saves += 1
                 return False
             self._pending += size_all
         self._queue.put((list(tokens), adapters, payload, size, tuple(checkpoints)))
         return True
+
+    def _path(self, tokens: Sequence[int], adapters: str) -> Path:
+        name = hashlib.sha256(adapters.encode() + struct.pack(f"<{len(tokens)}i", *tokens)).hexdigest()[:32]
+        return self.directory / f"{name}.kv"
+
+    def _register(self, saved: Saved) -> None:
+        """Index ``saved`` (under the lock), in place of an entry for the same path (whose file it keeps, if
+        written), dropping shorter entries whose tokens it starts with: they serve nothing it does not."""
+        old = self._files.get(saved.path)
+        if old is not None:
+            saved.on_disk = saved.on_disk or old.on_disk
+            self._drop_index(old)
+        shorter = {id(f): f for f in (self._index.get(d) for d in saved.chain) if f is not None}
+        self._add(saved)
+        for other in shorter.values():
+            if other is not saved and len(other.tokens) <= len(saved.tokens) \
+                    and other.tokens == saved.tokens[:len(other.tokens)]:
+                self._drop(other)
 
     def flush(self) -> None:
         """Wait until every queued save is on disk."""
@@ -325,8 +377,7 @@ class KvDiskTier:
 
     def _write(self, tokens: list[int], adapters: str, payload: Any, size: int,
                checkpoints: tuple[Checkpoint, ...] = ()) -> None:
-        name = hashlib.sha256(adapters.encode() + struct.pack(f"<{len(tokens)}i", *tokens)).hexdigest()[:32]
-        path = self.directory / f"{name}.kv"
+        path = self._path(tokens, adapters)
         marks = tuple((cp.n_tokens, cp.size) for cp in checkpoints)
         header = json.dumps({"adapters": adapters, "payload": size,
                              **({"checkpoints": marks} if marks else {})}).encode()
@@ -343,15 +394,7 @@ class KvDiskTier:
         _fsync_directory(self.directory)
         saved = Saved(path, tokens, adapters, path.stat().st_size, time.time(), _chain(adapters, tokens), marks)
         with self._lock:
-            old = self._files.get(path)
-            if old is not None:
-                self._drop_index(old)
-            # A shorter file whose tokens this one starts with serves nothing this one does not.
-            shorter = {id(f): f for f in (self._index.get(d) for d in saved.chain) if f is not None}
-            self._add(saved)
-            for other in shorter.values():
-                if len(other.tokens) <= len(tokens) and other.tokens == tokens[:len(other.tokens)]:
-                    self._drop(other)
+            self._register(saved)
             self.stats.saves += 1
             self.stats.saved_bytes += saved.size
             self._hold_budget(keep=saved)
@@ -364,16 +407,27 @@ class KvDiskTier:
                 del self._index[digest]
 
     def _hold_budget(self, keep: Saved) -> None:
-        total = sum(saved.size for saved in self._files.values())
-        for saved in sorted(self._files.values(), key=lambda s: s.used):
+        files = [saved for saved in self._files.values() if saved.on_disk]
+        total = sum(saved.size for saved in files)
+        for saved in sorted(files, key=lambda s: s.used):
             if total <= self.budget_bytes:
                 return
             if saved is keep:
                 continue
             total -= saved.size
-            self._drop(saved)
+            self._drop_file(saved)
         if total > self.budget_bytes:  # the new file alone is over the budget
-            self._drop(keep)
+            self._drop_file(keep)
+
+    def _drop_file(self, saved: Saved) -> None:
+        """Remove the file; an entry the RAM tier still holds stays (only in memory now)."""
+        if not self.ram.holds(saved.path):
+            self._drop(saved)
+            return
+        with contextlib.suppress(OSError):
+            saved.path.unlink()
+        saved.on_disk = False
+        self.stats.removed += 1
 
 
 def _mapped(fd: int, offset: int, size: int) -> Any:
@@ -502,7 +556,7 @@ def restore(tier: KvDiskTier, found: Found, lane: Any, keep: int, *, rollback: b
 def open_tier(llama: Any, settings: Any, model_id: str) -> KvDiskTier | None:
     """The disk tier of a generation model under ``settings`` (--kv-disk-bytes, --sessions), or None when off
     or when its directory cannot be made (logged: the model serves without it)."""
-    if settings.kv_disk_bytes <= 0 or llama.pooling is not None:
+    if (settings.kv_disk_bytes <= 0 and settings.cache_ram_bytes == 0) or llama.pooling is not None:
         return None
     import llama_cpp
 
@@ -514,7 +568,7 @@ def open_tier(llama: Any, settings: Any, model_id: str) -> KvDiskTier | None:
                "overrides": repr(settings.override_kv), "format": MAGIC.decode("latin-1")}
         root = (settings.sessions_dir or default_sessions_dir()) / "kv"
         return KvDiskTier(root / tier_name(key), budget_bytes=settings.kv_disk_bytes,
-                          min_tokens=settings.kv_disk_min_tokens)
+                          min_tokens=settings.kv_disk_min_tokens, ram_bytes=settings.cache_ram_bytes)
     except OSError as exc:
         log.warning("%s: the prefix cache's disk tier is off: %s", model_id, exc)
         return None

@@ -94,6 +94,10 @@ class Scheduler:
         """The decode thread count: fewer while other processes keep cores busy (cpu_share.py, --threads 0)."""
         self._history = DecodeHistory()
         """The recent decodes (for /slots)."""
+        self._synchronize = model.placement.layers > 0
+        """Wait for the device inside the timed decode: a GPU backend returns from llama_decode before its work is
+        done, and the first read of the logits would otherwise wait for it in what the engine account counts as
+        host time. On the CPU the decode is done when it returns (and the call would cost a GIL hand-off)."""
         self._batch = ArrayBatch(model.n_batch)
         self._rows = LogitRows(model.meta.n_vocab)
         self._replies = ReplyWriter(model, self._rows, self._outbox, self.stats, grammar)
@@ -322,7 +326,7 @@ class Scheduler:
                 place_solo(job, self._solo_lane())
             else:
                 place(job, self.lanes, unified=self.model.kv_unified, sliding_window=self.model.n_swa,
-                      tier=self.kv_disk, rollback=self.model.rollback)
+                      tier=self.kv_disk, rollback=self.model.rollback, pool_cells=self.model.kv_size)
             if not self.model.rollback and not job.batch_invariant:  # the invariant lane is cleared for each job
                 job.branch_points = branch_points(len(job.prompt), job.cached, job.generation_prompt,
                                                   self.checkpoints)
@@ -378,6 +382,8 @@ class Scheduler:
         self._threads.before_decode(ctx)
         started = time.monotonic()
         status = llama_cpp.llama_decode(ctx, self._batch.struct)  # the one call that lets the GIL go
+        if status == 0 and self._synchronize:
+            llama_cpp.llama_synchronize(ctx)
         if status == 0:
             elapsed = time.monotonic() - started
             n_prompt = len(entries) - n_gen
@@ -386,7 +392,8 @@ class Scheduler:
             return True
         if status == 1:  # no room in the KV cache: free idle caches first, then cut the longest job
             group = [lane for lane in self._all_lanes() if lane.ctx is ctx]
-            victim = make_room(group, entries, unified=self.model.kv_unified)
+            victim = make_room(group, entries, unified=self.model.kv_unified,
+                               save=lambda lane: spill(self.kv_disk, lane))
             if victim is not None:
                 self._replies.finish(victim, "length")
             rewind(entries)
