@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,24 +34,102 @@ AGENT_PACKAGES = {
 }
 """The agents the suite runs, pinned: the versions issue 33 was worked against."""
 
+NATIVE_PROGRAMS = {
+    "claude": "claude",
+    "opencode": "bin/opencode",
+}
+"""Where the platform packages of these agents keep the native program, relative to the package's folder.
+
+Claude Code's and OpenCode's packages are wrappers whose optional dependencies hold one native build per platform;
+their post-install scripts only copy the build npm chose over a placeholder (OpenCode's, when its check of the
+copy fails, runs a second npm install and the program itself with no time limit). The install skips those scripts
+and links the first build that runs here, which is what they would have copied."""
+
+INSTALL_TIMEOUT_S = 900
+"""npm's part: downloads from the registry only (about 1 GiB unpacked; 30-45 s here, minutes on a slow link)."""
+
+CHECK_TIMEOUT_S = 60
+
+
+def _agents_root() -> Path:
+    pins = "-".join(sorted(AGENT_PACKAGES.values())).replace("@", "").replace("/", "_")
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "superfluid" / "agents" / pins
+
 
 @functools.cache
 def agent_bin() -> Path:
     """The folder holding the pinned agents' programs, installed from the npm registry on first use (into the
-    user's cache, keyed by the pins, so later sessions reuse them)."""
-    pins = "-".join(sorted(AGENT_PACKAGES.values())).replace("@", "").replace("/", "_")
-    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "superfluid" / "agents" / pins
-    folder = root / "node_modules" / ".bin"
-    if all((folder / name).exists() for name in AGENT_PACKAGES):
-        return folder
+    user's cache, keyed by the pins, so later runs reuse them). The install goes to a folder of its own that
+    takes the cache's place only once every program is linked, so an interrupted one is never taken as done."""
+    root = _agents_root()
+    if all((root / "bin" / name).exists() for name in AGENT_PACKAGES):
+        return root / "bin"
     debian.program("node", "nodejs")
     npm = debian.program("npm")
-    root.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run([npm, "install", "--no-audit", "--no-fund", "--prefix", str(root),
-                           *AGENT_PACKAGES.values()], capture_output=True, text=True, timeout=1200, check=False)
-    if done.returncode != 0 or not all((folder / name).exists() for name in AGENT_PACKAGES):
-        pytest.fail(f"could not install the agents from npm ({done.stderr.strip()[-500:]})")
-    return folder
+    staging = root.with_name(root.name + ".partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    _npm_install(npm, staging)
+    _link_programs(staging)
+    shutil.rmtree(root, ignore_errors=True)
+    staging.rename(root)
+    return root / "bin"
+
+
+def _npm_install(npm: str, prefix: Path) -> None:
+    """``npm install`` of the pinned packages into ``prefix``, without their scripts, logging each fetch with its
+    time to ``prefix/npm-install.log``."""
+    log = prefix / "npm-install.log"
+    command = [npm, "install", "--ignore-scripts", "--no-audit", "--no-fund", "--no-update-notifier",
+               "--prefer-offline", "--loglevel=http", "--prefix", str(prefix), *AGENT_PACKAGES.values()]
+    with log.open("w", encoding="utf-8") as out:
+        try:
+            done = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                  timeout=INSTALL_TIMEOUT_S, check=False)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"npm install of the agents ran past {INSTALL_TIMEOUT_S} s; its log, each fetch with its "
+                        f"time, is {log}")
+    if done.returncode != 0:
+        tail = log.read_text(encoding="utf-8", errors="replace").strip()[-800:]
+        pytest.fail(f"could not install the agents from npm (exit {done.returncode}; the log is {log}):\n{tail}")
+
+
+def _link_programs(prefix: Path) -> None:
+    """``prefix/bin``: a relative link for each agent, to its native build or to the script npm linked."""
+    modules, bin_dir = prefix / "node_modules", prefix / "bin"
+    bin_dir.mkdir()
+    for name, pinned in AGENT_PACKAGES.items():
+        inside = NATIVE_PROGRAMS.get(name)
+        program = modules / ".bin" / name if inside is None else _native_build(modules, pinned, inside)
+        if not program.exists():
+            pytest.fail(f"npm installed {pinned} without its program {program}")
+        (bin_dir / name).symlink_to(os.path.relpath(program, bin_dir))
+
+
+def _native_build(modules: Path, pinned: str, inside: str) -> Path:
+    """The program of the first of the wrapper's platform packages (in the wrapper's own order) that npm
+    installed and that runs here."""
+    package = pinned.rsplit("@", 1)[0]
+    manifest = json.loads((modules / package / "package.json").read_text(encoding="utf-8"))
+    platforms: list[str] = list(manifest.get("optionalDependencies", {}))
+    installed = [modules / name / inside for name in platforms if (modules / name / inside).is_file()]
+    for program in installed:
+        if _runs(program):
+            return program
+    pytest.fail(f"none of the native builds of {pinned} that npm installed runs here: "
+                f"{[str(program) for program in installed] or 'npm installed none'}")
+
+
+def _runs(program: Path) -> bool:
+    """Whether ``program --version`` succeeds (in a home of its own, so the check leaves no files behind)."""
+    with tempfile.TemporaryDirectory(prefix="agent-check-") as home:
+        try:
+            done = subprocess.run([str(program), "--version"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, env={**os.environ, "HOME": home},
+                                  timeout=CHECK_TIMEOUT_S, check=False)
+        except (OSError, subprocess.TimeoutExpired):  # another libc's build, another CPU's, or one that hangs
+            return False
+    return done.returncode == 0
 
 
 @dataclass

@@ -19,7 +19,7 @@ import yaml
 from anthropic.types import Message, MessageTokensCount, RawMessageStreamEvent
 from anthropic.types.shared import ErrorResponse
 
-from conformance.reference import _nullable_to_type
+from superfluid.conformance.published import nullable_as_null_type
 
 T = TypeVar("T")
 
@@ -131,7 +131,7 @@ DOCUMENT = Path(__file__).resolve().parents[1] / "openapi" / "anthropic.yaml"
 @functools.cache
 def _document() -> dict[str, Any]:
     with DOCUMENT.open() as fh:
-        return dict(_nullable_to_type(yaml.safe_load(fh)))
+        return dict(nullable_as_null_type(yaml.safe_load(fh)))
 
 
 def validate_anthropic(schema_name: str, instance: Any) -> None:

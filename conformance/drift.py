@@ -5,10 +5,16 @@ descriptions in ../shared/reference), the request fields each side declares (bod
 ``[]`` for array items, and query/header parameters) are compared: fields only superfluid declares are its
 extensions, fields only the published document declares are omissions. Routes on one side only are listed
 too. ``python -m conformance.drift`` writes docs/drift.md; conformance/test_drift.py fails when it is stale.
+
+The published side is read from an extract checked in beside this module (drift_published.json: each published
+operation and its request fields), so the report can be checked from a clone with nothing beside it;
+``python -m conformance.drift`` refreshes the extract first where ../shared/reference is present, and
+conformance/test_drift.py fails there when the extract is stale.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from collections.abc import Iterator
@@ -18,12 +24,13 @@ from typing import Any
 
 import yaml
 
+from conformance.reference import REFERENCE_DIR
 from superfluid.http.documents import document_paths, load_document
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC_DIR = ROOT / "openapi"
-REFERENCE_DIR = ROOT.parent / "shared" / "reference"
 REPORT = ROOT / "docs" / "drift.md"
+PUBLISHED_OPERATIONS = Path(__file__).with_name("drift_published.json")
 METHODS = ("get", "put", "post", "delete", "patch")
 MAX_DEPTH = 4
 
@@ -95,6 +102,24 @@ def load(path: Path) -> dict[str, Any]:
         return dict(yaml.load(fh, Loader=loader))
 
 
+def extract(reference_dir: Path = REFERENCE_DIR) -> dict[str, Any]:
+    """Document name -> {"source": published file, "operations": "METHOD /path" -> its sorted request fields}."""
+    out: dict[str, Any] = {}
+    for name, (file_name, _) in COUNTERPARTS.items():
+        side = Side(load(reference_dir / file_name))
+        operations = {key: sorted(side.request_fields(*found)) for key, found in side.operations().items()}
+        out[name] = {"source": file_name, "operations": operations}
+    return out
+
+
+def render_extract(published: dict[str, Any]) -> str:
+    return json.dumps(published, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def shipped_extract() -> dict[str, Any]:
+    return dict(json.loads(PUBLISHED_OPERATIONS.read_text(encoding="utf-8")))
+
+
 def _route(strip: str, short: str) -> str:
     method, path = short.split(" ", 1)
     return f"`{method} {strip}{path}`"
@@ -104,7 +129,9 @@ def _names(fields: set[str]) -> str:
     return ", ".join(f"`{field}`" for field in sorted(fields)) if fields else "none"
 
 
-def report(spec_dir: Path = SPEC_DIR, reference_dir: Path = REFERENCE_DIR) -> str:
+def report(spec_dir: Path = SPEC_DIR, published: dict[str, Any] | None = None) -> str:
+    """docs/drift.md's text, from ``published`` (an extract; the checked-in one by default)."""
+    published = shipped_extract() if published is None else published
     lines = [
         "# Drift from the published API descriptions",
         "",
@@ -124,8 +151,7 @@ def report(spec_dir: Path = SPEC_DIR, reference_dir: Path = REFERENCE_DIR) -> st
             lines += [f"## {name}", "", "No published description to compare with.", ""]
             continue
         file_name, strip = COUNTERPARTS[name]
-        theirs = Side(load(reference_dir / file_name))
-        our_ops, their_ops = ours.operations(), theirs.operations()
+        our_ops, their_ops = ours.operations(), published[name]["operations"]
         mapped = {key.replace(" " + strip, " ", 1) if strip else key: key for key in our_ops}
         lines += [f"## {name} (against {file_name})", ""]
         only_ours = sorted(key for short, key in mapped.items() if short not in their_ops)
@@ -137,20 +163,23 @@ def report(spec_dir: Path = SPEC_DIR, reference_dir: Path = REFERENCE_DIR) -> st
         for short, key in sorted(mapped.items()):
             if short not in their_ops:
                 continue
-            mine = ours.request_fields(*our_ops[key])
-            published = theirs.request_fields(*their_ops[short])
+            mine, theirs = ours.request_fields(*our_ops[key]), set(their_ops[short])
             lines += [f"### {key}", "",
-                      f"- Shared fields: {len(mine & published)}",
-                      f"- Additions (superfluid extensions): {_names(mine - published)}",
-                      f"- Omissions (published, not declared): {_names(published - mine)}", ""]
+                      f"- Shared fields: {len(mine & theirs)}",
+                      f"- Additions (superfluid extensions): {_names(mine - theirs)}",
+                      f"- Omissions (published, not declared): {_names(theirs - mine)}", ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
 def main(argv: list[str]) -> int:
-    text = report()
     if argv == ["--check"]:
-        return 0 if REPORT.read_text(encoding="utf-8") == text else 1
-    REPORT.write_text(text, encoding="utf-8")
+        return 0 if REPORT.read_text(encoding="utf-8") == report() else 1
+    if REFERENCE_DIR.is_dir():
+        PUBLISHED_OPERATIONS.write_text(render_extract(extract()), encoding="utf-8")
+        print(f"wrote {PUBLISHED_OPERATIONS.relative_to(ROOT)} from {REFERENCE_DIR}")
+    else:
+        print(f"{REFERENCE_DIR} is missing: the report uses the checked-in {PUBLISHED_OPERATIONS.name}")
+    REPORT.write_text(report(), encoding="utf-8")
     print(f"wrote {REPORT.relative_to(ROOT)}")
     return 0
 

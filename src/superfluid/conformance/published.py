@@ -3,7 +3,9 @@
 OpenAI's and Ollama's OpenAPI descriptions (MIT-licensed; their notices are in published-LICENSES.txt beside
 this file) are large; the command ships only the component schemas it validates with, and what they refer to,
 in ``published.json``, written by ``python -m superfluid.conformance.published REFERENCE_DIR`` from the
-descriptions in the project's ../shared/reference (a test fails when the shipped copy is stale).
+descriptions in the project's ../shared/reference (a test fails when the shipped copy is stale). The project's own
+conformance tests validate against the same extract, so they need nothing beside the checkout; the schemas only
+they use are listed apart from the command's.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import yaml
 
 PUBLISHED_JSON = Path(__file__).with_name("published.json")
 
-# Dialect -> (reference file, the component schemas the checks use).
+# Dialect -> (reference file, the component schemas the command's checks use).
 SOURCES: dict[str, tuple[str, tuple[str, ...]]] = {
     "openai": ("openai-openapi.yaml", (
         "CreateChatCompletionResponse", "CreateChatCompletionStreamResponse", "CreateCompletionResponse",
@@ -30,6 +32,29 @@ SOURCES: dict[str, tuple[str, tuple[str, ...]]] = {
         "PsResponse", "ShowResponse", "VersionResponse", "ErrorResponse",
     )),
 }
+
+# Dialect -> the further component schemas the project's conformance tests (conformance/reference.py) use.
+TEST_ROOTS: dict[str, tuple[str, ...]] = {
+    "openai": (
+        "Batch", "ChatCompletionTokenLogprob", "CreateEmbeddingResponse", "CreateTranscriptionResponseJson",
+        "CreateTranscriptionResponseStreamEvent", "CreateTranscriptionResponseVerboseJson", "ListFilesResponse",
+        "OpenAIFile", "Response", "ResponseItemList",
+        # Responses stream events, one per event type superfluid sends (conformance/responses_checks.py).
+        "ResponseCreatedEvent", "ResponseInProgressEvent", "ResponseOutputItemAddedEvent",
+        "ResponseOutputItemDoneEvent", "ResponseContentPartAddedEvent", "ResponseContentPartDoneEvent",
+        "ResponseTextDeltaEvent", "ResponseTextDoneEvent", "ResponseReasoningSummaryPartAddedEvent",
+        "ResponseReasoningSummaryPartDoneEvent", "ResponseReasoningSummaryTextDeltaEvent",
+        "ResponseReasoningSummaryTextDoneEvent", "ResponseFunctionCallArgumentsDeltaEvent",
+        "ResponseFunctionCallArgumentsDoneEvent", "ResponseCompletedEvent", "ResponseIncompleteEvent",
+        "ResponseFailedEvent", "ResponseErrorEvent",
+    ),
+    "ollama": ("EmbedResponse",),
+}
+
+
+def root_schemas(dialect: str) -> tuple[str, ...]:
+    """Every component schema the extract starts from for ``dialect``: the command's and the tests'."""
+    return SOURCES[dialect][1] + TEST_ROOTS[dialect]
 
 
 def nullable_as_null_type(node: Any) -> Any:
@@ -74,10 +99,11 @@ def extract(schemas: dict[str, Any], roots: tuple[str, ...]) -> dict[str, Any]:
 def build(reference_dir: Path) -> dict[str, Any]:
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     out: dict[str, Any] = {}
-    for dialect, (file_name, roots) in SOURCES.items():
+    for dialect, (file_name, _) in SOURCES.items():
         with (reference_dir / file_name).open(encoding="utf-8") as fh:
             document = yaml.load(fh, Loader=loader)
-        out[dialect] = {"source": file_name, "schemas": extract(document["components"]["schemas"], roots)}
+        schemas = extract(document["components"]["schemas"], root_schemas(dialect))
+        out[dialect] = {"source": file_name, "schemas": schemas}
     return out
 
 
@@ -86,15 +112,24 @@ def render(published: dict[str, Any]) -> str:
 
 
 @cache
-def _published() -> dict[str, Any]:
+def shipped() -> dict[str, Any]:
+    """The extract as shipped: dialect -> {"source": file name, "schemas": name -> schema}."""
     return dict(json.loads(PUBLISHED_JSON.read_text(encoding="utf-8")))
+
+
+@cache
+def _validator(dialect: str, schema_name: str) -> jsonschema.Draft202012Validator:
+    schemas = shipped()[dialect]["schemas"]
+    if schema_name not in schemas:
+        raise KeyError(f"{schema_name} is not in the shipped extract: add it to TEST_ROOTS in {__name__} and "
+                       f"regenerate with `python -m {__name__} ../shared/reference`")
+    document = {"$ref": f"#/components/schemas/{schema_name}", "components": {"schemas": schemas}}
+    return jsonschema.Draft202012Validator(document)
 
 
 def validate(dialect: str, schema_name: str, instance: Any) -> None:
     """Raise ``jsonschema.ValidationError`` when ``instance`` does not match the published schema."""
-    schemas = _published()[dialect]["schemas"]
-    document = {"$ref": f"#/components/schemas/{schema_name}", "components": {"schemas": schemas}}
-    jsonschema.Draft202012Validator(document).validate(instance)
+    _validator(dialect, schema_name).validate(instance)
 
 
 def main(argv: list[str]) -> int:
