@@ -44,6 +44,10 @@ PATH = "<path>"
 LOAD_STATE = "<load-state>"
 COUNTER = "<counter>"
 BUILD = "<build-info>"
+PLACEMENT = "<placement>"
+_MACHINE_KEYS = ("offload", "devices")
+"""Where llama.cpp put a model (its layers and buffers per device) and the devices themselves: the build's and the
+machine's, not the API's (conformance/test_models_props.py checks their shape)."""
 
 # key -> placeholder, wherever the key appears.
 _VOLATILE_KEYS = {
@@ -200,6 +204,8 @@ def normalize(value: Any) -> Any:
         elif key in _RESPONSES_ID_KEYS and isinstance(item, str) and item.startswith(_RESPONSES_ID_PREFIXES) \
                 and item != "resp_unknown":
             out[key] = RESPONSES_ID
+        elif key in _MACHINE_KEYS and isinstance(item, (dict, list)):
+            out[key] = PLACEMENT
         elif key == "kv_cache" and isinstance(item, dict):
             out[key] = {k: (COUNTER if k in _KV_COUNTERS else v) for k, v in item.items()}
         elif key in _SLOT_LIVE and "id_task" in value:
@@ -219,6 +225,7 @@ def _blank_load_state(model: dict[str, Any]) -> None:
             model[key] = LOAD_STATE
     meta = model.get("meta")
     if isinstance(meta, dict):
+        meta.pop("offload", None)  # present only while it is loaded
         for key in _LOAD_STATE_META:
             if key in meta:
                 meta[key] = LOAD_STATE

@@ -36,9 +36,11 @@ DURATION = "<duration>"
 CACHED = "<cached>"
 CALL_ID = "<call-id>"
 LOGPROB = "<logprob>"
+BYTES = "<bytes>"
 
 # Log probabilities are kept out of the comparison: a prompt decoded cold or from the prefix cache is batched
 # differently, which can move them in the last digits (never the greedy choice). Their tokens stay.
+
 _VOLATILE_KEYS = {"created_at": STAMP, "modified_at": STAMP, "total_duration": DURATION,
                   "prompt_eval_cached_count": CACHED, "logprob": LOGPROB}
 
@@ -129,7 +131,9 @@ def normalize(value: Any, path: str = "") -> Any:
         else:
             out[key] = normalize(item, path)
     if path == "/api/ps" and isinstance(out.get("models"), list):
-        out["models"] = [m for m in out["models"] if m.get("model") == DEFAULT_MODEL]
+        # What a loaded model holds in memory depends on the build, the devices and the settings: checked live.
+        out["models"] = [{**m, **{k: BYTES for k in ("size", "size_vram") if k in m}}
+                         for m in out["models"] if m.get("model") == DEFAULT_MODEL]
     return out
 
 

@@ -52,6 +52,11 @@ def _check_volatile_values(observed: Observed) -> None:
             assert all(alt["logprob"] <= 0 for alt in entry["top_logprobs"])
     if records and len(records) > 1:
         assert all(r["done"] is False for r in records[:-1]) and records[-1]["done"] is True
+    body = observed.raw_body
+    for model in body.get("models", []) if isinstance(body, dict) else []:
+        if "size_vram" in model:  # /api/ps: every byte llama.cpp placed, of which those on GPUs
+            assert isinstance(model["size"], int) and model["size"] > 0
+            assert isinstance(model["size_vram"], int) and 0 <= model["size_vram"] <= model["size"]
 
 
 def _check_warm(observed: Observed) -> None:
@@ -95,7 +100,7 @@ def test_stream_and_non_stream_agree() -> None:
             assert calls == ([body["message"]["tool_calls"]] if "tool_calls" in body["message"] else [])
 
 
-_PLACEHOLDER_VALUES = {"<duration>": 1, "<cached>": 0, "<logprob>": -1.0}
+_PLACEHOLDER_VALUES = {"<duration>": 1, "<cached>": 0, "<logprob>": -1.0, "<bytes>": 1}
 _REFERENCE_SCHEMAS = {  # path -> (schema of a whole reply, schema of one streamed line)
     "/api/chat": ("ChatResponse", "ChatStreamEvent"),
     "/api/generate": ("GenerateResponse", "GenerateStreamEvent"),

@@ -275,3 +275,22 @@ def test_tokenize_without_text(http: httpx.Client, model: str) -> None:
     response = http.post("/v1/tokenize", json={"model": model})
     assert response.status_code == 400
     assert response.json()["error"]["param"] == "content"
+
+
+def test_where_the_model_lives_is_reported_the_same_everywhere(http: httpx.Client, model: str) -> None:
+    """/v1/models' meta.offload, /props' offload and devices, /slots and Ollama's /api/ps tell one story: on a CPU
+    build every layer and byte is on the CPU (docs/models.md, "GPU offload")."""
+    placed = _json(http.get(f"/v1/models/{model}"))["meta"]["offload"]
+    props = _json(http.get("/props"))
+    slots = _json(http.get("/slots"))[0]
+    ps = next(m for m in _json(http.get("/api/ps"))["models"] if m["model"] == model)
+    assert props["offload"] == placed == slots["offload"]
+    assert placed["n_gpu_layers"] == "auto" and isinstance(placed["layers"], int) and placed["of"] > 0
+    devices = {d["name"]: d for d in placed["devices"]}
+    assert devices["CPU"]["weights_bytes"] > 0 and devices["CPU"]["kv_bytes"] > 0
+    assert all(d["bytes"] == d["weights_bytes"] + d["kv_bytes"] + d["compute_bytes"] for d in devices.values())
+    assert ps["size"] == sum(d["bytes"] for d in devices.values())
+    assert ps["size_vram"] == sum(d["bytes"] for name, d in devices.items() if name != "CPU")
+    found = {d["name"]: d for d in props["devices"]}
+    assert found["CPU"]["type"] == "cpu" and found["CPU"]["total_bytes"] > 0
+    assert set(devices) <= set(found)

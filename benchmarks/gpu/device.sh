@@ -33,7 +33,7 @@ if [ ! -x "$work/build/bin/llama-server" ]; then
   cmake -S "$work/llama.cpp" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON -DLLAMA_CURL=OFF \
     -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_SERVER=ON \
     "${flags[@]}" > "$work/cmake.log"
-  cmake --build "$work/build" --target llama llama-server -j "$(nproc)" > "$work/build.log"
+  cmake --build "$work/build" --target llama llama-server -j "$(nproc)" > "$work/build.log" 2>&1
   echo "built llama.cpp ($backend) in $(( $(date +%s) - started )) s"
 fi
 export LLAMA_CPP_LIB_PATH="$work/build/bin" LD_LIBRARY_PATH="$work/build/bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

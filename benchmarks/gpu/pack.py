@@ -41,7 +41,8 @@ PLATFORMS = ("manylinux_2_17_x86_64", "manylinux2014_x86_64", "manylinux_2_24_x8
              "manylinux_2_31_x86_64", "manylinux_2_34_x86_64", "manylinux_2_5_x86_64", "manylinux1_x86_64", "any")
 KEEP = ("CMakeLists.txt", "CMakePresets.json", "cmake", "common", "include", "src", "vendor", "ggml/CMakeLists.txt",
         "ggml/cmake", "ggml/include", "ggml/src/CMakeLists.txt", "ggml/src/ggml-cpu", "ggml/src/ggml-cuda",
-        "ggml/src/ggml-vulkan", "ggml/src/ggml-blas", "tools", "app", "licenses", "LICENSE")
+        "ggml/src/ggml-vulkan", "ggml/src/ggml-blas", "tools", "app", "scripts/ui-assets.cmake", "licenses",
+        "LICENSE")
 """What of vendor/llama.cpp the build needs; in ``ggml/src`` also every top-level file (the core)."""
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 import httpx
 from conformance.random_models import write_llama
+from superfluid.engine import backend_devices
 
 from benchmarks import peers, traffic
 from benchmarks.engine_account import engine_counters
@@ -87,7 +88,8 @@ async def run(gguf: Path, levels: list[int], logs: Path, llama_server: Path) -> 
 
 
 def report(results: dict[int, dict[str, Any]], size: str, elapsed: float) -> str:
-    lines = [machine_line(), f"device: {os.environ.get('SUPERFLUID_DEVICE_NAME', 'see the servers logs')}; "
+    gpus = [f"{d.name} {d.description} ({d.total // 2**20} MiB)" for d in backend_devices() if d.offloads]
+    lines = [machine_line(), f"device: {', '.join(gpus) or 'none found'}; "
              f"model {size} {SIZES[size]}; sampled; {MAX_TOKENS} tokens ignoring EOS; one lane per stream; "
              f"{elapsed:.0f} s", "",
              "| streams | superfluid tok/s | llama-server tok/s | ratio | p95 TTFT sf / ls (ms) | host share (sf) "
