@@ -27,11 +27,11 @@ from typing import Any
 
 import httpx
 from conformance.random_models import write_llama
-from superfluid.engine import backend_devices
 
 from benchmarks import peers, traffic
 from benchmarks.engine_account import engine_counters
 from benchmarks.recording import machine_line, record
+from superfluid.engine import backend_devices
 
 SIZES: dict[str, dict[str, Any]] = {
     "small": {"layers": 2, "width": 256, "heads": 4, "kv_heads": 2, "ff": 512},
