@@ -115,9 +115,13 @@ def _field(key: str, value: Any) -> dict[str, Any]:
         pairs = []
         for item in _words(value):
             pattern, _, buft = item.partition("=")
-            if not pattern or not buft:
-                raise ValueError(f"'{item}' is not PATTERN=BUFFER_TYPE")
-            re.compile(pattern)
+            if not pattern or not buft or "\x00" in item:
+                raise ValueError(f"{item!r} is not PATTERN=BUFFER_TYPE")
+            try:
+                re.compile(pattern)
+                item.encode("utf-8")  # llama.cpp takes the pattern as a C string
+            except (re.error, UnicodeEncodeError) as exc:
+                raise ValueError(f"{pattern!r} is not a pattern llama.cpp can take: {exc}") from None
             pairs.append((pattern, buft))
         return {"override_tensor": tuple(pairs)}
     raise ValueError(f"unknown; known: {', '.join(OFFLOAD_FIELDS)}")
@@ -275,6 +279,9 @@ def fit(settings: OffloadSettings, shape: ModelShape, found: Sequence[BackendDev
     asked = settings.gpu_layers
     wanted = requested_layers(asked)
     devices = chosen_devices(settings, found)
+    if devices and settings.main_gpu >= len(devices):
+        raise UnknownDevice(f"main_gpu {settings.main_gpu}: this server offloads to {len(devices)} device(s), "
+                            f"numbered from 0", param="main_gpu")
     if settings.split_mode == "none" and devices:
         devices = [devices[min(settings.main_gpu, len(devices) - 1)]]
     if not devices or wanted == 0:
