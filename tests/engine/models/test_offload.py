@@ -88,7 +88,7 @@ def test_auto_fits_what_the_margin_leaves_and_an_explicit_count_is_never_changed
     assert taken.layers < 5  # what other models placed counts, whatever the device reports free
     none = fit(OffloadSettings(fit_target_mib=2000), SHAPE, [CPU, _gpu("GPU0", 1000)], {}, cells=16, n_ubatch=8)
     assert none.layers == 0 and none.devices == () and "no layer fits" in none.note
-    with pytest.raises(DeviceMemoryExceeded, match="-ngl all needs about .* on GPU0, which has 100 MiB free"):
+    with pytest.raises(DeviceMemoryExceeded, match=r"-ngl all needs about .* on GPU0, which has 100 MiB free"):
         fit(OffloadSettings(gpu_layers="all"), SHAPE, [CPU, _gpu("GPU0", 100)], {}, cells=16, n_ubatch=8)
     assert fit(OffloadSettings(gpu_layers="2", fit_target_mib=5000), SHAPE, [CPU, _gpu("GPU0", 1000)], {},
                cells=16, n_ubatch=8).layers == 2  # the margin is auto's
