@@ -43,6 +43,8 @@ MIB = 1024 * 1024
 SPLIT_MODES = {"none": 0, "layer": 1, "row": 2}
 """``enum llama_split_mode``."""
 EXPERTS = r"\.ffn_(up|down|gate|gate_up)_(ch|)exps"
+MAX_LAYERS = 4096
+"""More layers than any model has: the most ``--n-cpu-moe`` may name (each is a pattern llama.cpp tries)."""
 """The expert weights ``--cpu-moe`` keeps in host memory (llama.cpp's own pattern)."""
 
 
@@ -106,6 +108,9 @@ def _field(key: str, value: Any) -> dict[str, Any]:
         return {"tensor_split": tuple(shares)}
     if key in ("main_gpu", "n_cpu_moe", "fit_target"):
         number = _whole(value)
+        bound = {"main_gpu": int(llama_cpp.llama_max_devices()) - 1, "n_cpu_moe": MAX_LAYERS}.get(key)
+        if bound is not None and number > bound:
+            raise ValueError(f"must be at most {bound}")
         return {"fit_target_mib" if key == "fit_target" else key: number}
     if key in ("no_kv_offload", "cpu_moe"):
         if not isinstance(value, bool):
