@@ -1,5 +1,6 @@
-"""The engine's one public surface: outside ``superfluid.engine`` nothing imports below it (CONVENTIONS.md,
-"One public surface"), and everything the surface lists is there."""
+"""The engine's one public surface: outside ``superfluid.engine`` nothing imports below it (the project's shared
+conventions, "One public surface", kept beside the checkout in ../shared/CONVENTIONS.md; docs/architecture.md
+says the same), and everything the surface lists is there."""
 
 from __future__ import annotations
 

@@ -130,7 +130,7 @@ class _Model(FakeModel):
         self.profile = SimpleNamespace(dialect=lambda: {"enable_thinking": False, "reasoning_effort": False})
 
     def generate(self, request: GenerationRequest, prepared: object = None, direct: object = None,
-                 disk: object = None) -> _Stream:
+                 disk: object = None, whole: bool = False) -> _Stream:
         self.requests.append(request)
         return _Stream(self.events, self.fail)
 
@@ -220,7 +220,7 @@ def test_an_error_before_the_body_keeps_its_status(fake_engine: tuple[TestClient
     client, model = fake_engine
 
     def refuse(request: GenerationRequest, prepared: object = None, direct: object = None,
-                 disk: object = None) -> _Stream:
+                 disk: object = None, whole: bool = False) -> _Stream:
         raise ContextLengthExceeded("the prompt is too long")
 
     model.generate = refuse  # type: ignore[method-assign]

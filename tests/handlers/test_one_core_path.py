@@ -24,7 +24,7 @@ import httpx
 import pytest
 
 from superfluid.engine.decoding.tool_calls import ToolCallDelta
-from superfluid.engine.scheduling.stream import GenerationStream, _failure
+from superfluid.engine.scheduling.stream import Gathered, GenerationStream, _failure
 from superfluid.engine.types import ChatPrompt, Failed, Finished, GenerationRequest, PreparedPrompt, TextDelta, Usage
 from superfluid.handlers.conversation import partial_object
 from superfluid.settings import Settings
@@ -97,6 +97,7 @@ class OutcomeStream(GenerationStream):
         self._script = list(script)
         self._direct = direct
         self._hang = hang
+        self.gathered = None
         self.cancelled = threading.Event()
         self._loop = asyncio.get_running_loop()
 
@@ -141,9 +142,12 @@ class _Model(FakeModel):
         return PreparedPrompt(tokens=tuple(range(PROMPT)))
 
     def generate(self, request: GenerationRequest, prepared: PreparedPrompt | None = None,
-                 direct: Any = None, disk: Any = None) -> OutcomeStream:
+                 direct: Any = None, disk: Any = None, whole: bool = False) -> OutcomeStream:
         assert isinstance(request.prompt, ChatPrompt)
-        self.streams.append(OutcomeStream(self.script, direct, hang=self.hang))
+        gathered = Gathered() if whole and direct is None else None  # as ServedModel.generate gathers
+        self.streams.append(OutcomeStream(self.script, gathered.append if gathered is not None else direct,
+                                          hang=self.hang))
+        self.streams[-1].gathered = gathered
         return self.streams[-1]
 
 

@@ -49,7 +49,7 @@ class _Model(FakeModel):
         return PreparedPrompt(tokens=tuple(range(12)))
 
     def generate(self, request: GenerationRequest, prepared: PreparedPrompt | None = None,
-                 direct: Any = None, disk: Any = None) -> ScriptedStream:
+                 direct: Any = None, disk: Any = None, whole: bool = False) -> ScriptedStream:
         self.requests.append(request)
         self.hooks.append(direct)
         return ScriptedStream(REPLY, direct, cached_tokens=5,

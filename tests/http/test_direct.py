@@ -151,7 +151,7 @@ class _Model(FakeModel):
         self.admit_delay_s = 0.0
 
     def generate(self, request: GenerationRequest, prepared: Any = None, direct: Any = None,
-                 disk: Any = None) -> ScriptedStream:
+                 disk: Any = None, whole: bool = False) -> ScriptedStream:
         self.hooks.append(direct)
         self.streams.append(ScriptedStream(self.deltas, direct, admit_delay_s=self.admit_delay_s))
         return self.streams[-1]

@@ -29,7 +29,7 @@ async def create_message() -> Response:
     if body.get("stream"):
         return await stream_reply(model, request,
                                   replies.MessageEvents(message_id, model.id, show_thinking=show_thinking))
-    generation = await start_generation(model, request)
+    generation = await start_generation(model, request, whole=True)
 
     async def produce() -> tuple[dict[str, Any], int]:
         result = await generation.collect()

@@ -170,7 +170,7 @@ async def create_chat_completion() -> Response:
             "superfluid": _extension(result.cached_tokens, result.choices[0].spec),
         }
 
-    return await whole_reply(await start_generation(model, request), reply)
+    return await whole_reply(await start_generation(model, request, whole=True), reply)
 
 
 class ChatStream:

@@ -81,7 +81,7 @@ async def create_completion() -> Response:
             "superfluid": _extension(serving.id, result.cached_tokens, choice.expired),
         }
 
-    return await whole_reply(await start_generation(serving, request), reply)
+    return await whole_reply(await start_generation(serving, request, whole=True), reply)
 
 
 def _extension(model_id: str, cached: int, expired: bool) -> dict[str, Any]:

@@ -43,9 +43,9 @@ T = TypeVar("T")
 SSE = "text/event-stream"
 NDJSON = "application/x-ndjson"
 WARM = "x-superfluid-warm"
-WARM_DISK = "x-superfluid-warm-disk"
-"""Of the warm tokens, those loaded from the prefix cache's disk tier (sent only when there are some)."""
 """The header that says how many prompt tokens the prefix cache served."""
+WARM_DISK = "x-superfluid-warm-disk"
+"""Of the warm tokens, those loaded from the prefix cache's tiers, RAM or disk (sent only when there are some)."""
 
 
 class StreamRenderer(Protocol):
@@ -80,9 +80,10 @@ class StreamRenderer(Protocol):
 
 async def start_generation(model: ServedModel, request: GenerationRequest,
                            direct: Callable[[TextDelta], None] | None = None, *,
-                           prepared: PreparedPrompt | None = None) -> GenerationStream:
+                           prepared: PreparedPrompt | None = None, whole: bool = False) -> GenerationStream:
     """Queue a request's generation. Templating, tokenizing and grammar work run on a worker thread unless the
-    request is light (http/offload.py says why small ones stay on the loop) or was prepared already."""
+    request is light (http/offload.py says why small ones stay on the loop) or was prepared already. ``whole``:
+    the reply is read with ``collect`` (the engine gathers its text without waking the loop per token)."""
     if prepared is None:
         pool = offload_of(context.scope)
         if pool is not None and not is_light(request):
@@ -90,7 +91,7 @@ async def start_generation(model: ServedModel, request: GenerationRequest,
         else:
             prepared = model.prepare(request)
     disk = await model.from_disk(request, prepared)
-    return model.generate(request, prepared, direct=direct, disk=disk)
+    return model.generate(request, prepared, direct=direct, disk=disk, whole=whole)
 
 
 async def stream_reply(model: ServedModel, request: GenerationRequest, renderer: StreamRenderer, *,

@@ -169,7 +169,7 @@ async def reply(model: ServedModel, request: GenerationRequest, kind: Kind, *, s
             body["logprobs"] = logprobs_body(choice.logprobs)
         return body
 
-    return await whole_reply(await start_generation(model, request), whole)
+    return await whole_reply(await start_generation(model, request, whole=True), whole)
 
 
 def preloaded(kind: Kind, model: str, *, stream: bool) -> Response:

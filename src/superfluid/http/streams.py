@@ -20,7 +20,6 @@ Frame = dict[str, Any]
 token deltas), ``bytes``: SSE events it already framed (a dialect whose frames are rendered by its own stream
 renderer, on the engine thread or the loop alike), and ``None``: "send a keep-alive now" (sources that time
 their own keep-alives)."""
-StreamItem = Frame | str | bytes | None
 
 SSE_COMMENT_KEEPALIVE = b": keep-alive\n\n"
 

@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from superfluid.engine.decoding.lane_sampler import LaneSampler, _seeded, _top_k, top_k_rows
+from superfluid.engine.decoding.lane_sampler import LaneSampler, _seeded, _top_k, draw_table, top_k_table
 from superfluid.engine.decoding.sampling import SamplerChain, model_defaults, resolve
 from superfluid.engine.types import SamplingParams
 
@@ -180,19 +180,56 @@ def test_lane_random_stream_is_random_state_seeded_the_legacy_way(seed: int) -> 
 
 @pytest.mark.parametrize("vocab", [VOCAB, 32003], ids=["bundled-vocab", "odd-vocab"])
 @pytest.mark.parametrize("k", [5, 40])
-def test_top_k_rows_finds_what_top_k_finds_row_by_row(vocab: int, k: int) -> None:
+def test_top_k_table_ranks_what_top_k_finds_row_by_row(vocab: int, k: int) -> None:
     rows = _rows(6, vocab, 21)
     rows[1][:] = -np.inf  # a grammar leaving a few tokens: the floor is -inf, the row is left to _top_k
     rows[1][[3, 500, 4000]] = [1.0, 2.0, 3.0]
     rows[2][:] = 1.5  # all equal: far more than 4k candidates, left to _top_k
     rows[3][::7] = -np.inf
-    block = np.stack(rows)
-    found = top_k_rows(block, k)
-    assert found[1] is None and found[2] is None
-    for row, top in zip(rows, found, strict=True):
-        if top is not None:
-            assert top == _top_k(row, k).tolist()
-    assert sum(top is not None for top in found) == 4
+    rows[4][[10, 20, 30]] = rows[4].max()  # a tie at the top: the higher id ranks first, as sorted() puts it
+    table = top_k_table(np.stack(rows), k)
+    assert table is not None
+    ids, logits, usable = table
+    assert usable.tolist() == [True, False, False, True, True, True]
+    for row, row_ids, row_logits, ok in zip(rows, ids, logits, usable, strict=True):
+        if ok:
+            ranked = sorted(((float(row[i]), int(i)) for i in _top_k(row, k)), reverse=True)[:k]
+            assert row_ids.tolist() == [i for _, i in ranked]
+            assert row_logits.tolist() == [x for x, _ in ranked]
+
+
+@pytest.mark.parametrize("vocab", [VOCAB, 32003], ids=["bundled-vocab", "odd-vocab"])
+def test_lanes_drawn_together_draw_what_each_lane_draws_alone(vocab: int) -> None:
+    """Lanes of different settings (same k), their rows prepared and drawn from as one table (top_k_table,
+    draw_table) for many steps, draw the tokens each draws alone, penalty windows included."""
+    names = ["defaults T=0.7 top_p=0.95", "penalties and biases", "top_k 5, high temperature"]
+    settings = [resolve(CASES[name], DEFAULTS) for name in names]
+    settings += [resolve(SamplingParams(seed=40 + i, temperature=t, top_p=p, min_p=m), DEFAULTS)
+                 for i, (t, p, m) in enumerate([(0.3, 0.8, 0.0), (1.2, 1.0, 0.2), (0.7, 0.5, 0.05)])]
+    steps = [_rows(len(settings), vocab, 100 + step) for step in range(25)]
+    alone = [LaneSampler(s) for s in settings]
+    expected = [[lane.sample_row(rows[i].copy()) for i, lane in enumerate(alone)] for rows in steps]
+    together = [LaneSampler(s) for s in settings]
+    got = []
+    for rows in steps:
+        picks = []
+        for k in sorted({lane.shared_top_k for lane in together}):
+            members = [i for i, lane in enumerate(together) if lane.shared_top_k == k]
+            block = np.stack([rows[i] for i in members])
+            for i, row in zip(members, block, strict=True):
+                together[i].prepare(row)
+            table = top_k_table(block, k)
+            assert table is not None and table[2].all()
+            cuts = np.array([together[i].cuts for i in members])
+            uniforms = np.array([together[i].uniform() for i in members])
+            columns = draw_table(table[1], cuts, uniforms)
+            for row_no, (i, column) in enumerate(zip(members, columns.tolist(), strict=True)):
+                together[i].pick(i, int(table[0][row_no, column]))
+        for i, lane in enumerate(together):
+            picks.append(lane.sample(None, i))
+        got.append(picks)
+    assert got == expected
+    assert len({token for picks in got for token in picks}) > 20
 
 
 class _Rows:
@@ -207,7 +244,7 @@ class _Rows:
 
 @pytest.mark.parametrize("name", ["defaults T=0.7 top_p=0.95", "penalties and biases", "top_k 5, high temperature"])
 def test_staged_candidates_draw_what_the_lane_alone_draws(name: str) -> None:
-    """Prepared and given its candidates with other rows (top_k_rows), a lane draws the tokens it draws alone,
+    """Prepared and given its candidates found beforehand, a lane draws the tokens it draws alone,
     biases and penalties applied once."""
     effective = resolve(CASES[name], DEFAULTS)
     rows = _rows(40, VOCAB, 8)
@@ -218,7 +255,7 @@ def test_staged_candidates_draw_what_the_lane_alone_draws(name: str) -> None:
     got = []
     for index, row in enumerate(copies):
         staged.prepare(row)
-        staged.stage(index, top_k_rows(row[None, :], staged.shared_top_k)[0])
+        staged.stage(index, _top_k(row, staged.shared_top_k).tolist())
         got.append(staged.sample(None, index))
     assert got == expected
     assert staged.shared_top_k == effective.top_k

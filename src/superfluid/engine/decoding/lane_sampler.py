@@ -5,10 +5,14 @@ top-p, min-p, temperature and a seeded draw. llama.cpp runs it by copying the wh
 the bundled model) into candidate records and sorting them. Here:
 
 - biases, penalties and greedy's argmax are numpy operations on the logits row, in place;
-- top-k costs two passes over the row: the maxima of 128-token groups (element-wise over a grid view), whose
+- top-k costs two passes over the row: the maxima of 64-token groups (element-wise over a grid view), whose
   k-th largest is a floor under the k-th largest logit, then one comparison with that floor, which keeps the
-  k best and on real logits only a handful more; those few are sorted as Python floats, and top-p, min-p,
-  temperature and the draw run on them in plain Python (cheaper than a dozen more numpy calls on 40 numbers);
+  k best and on real logits only a handful more; for a lane alone those few are sorted as Python floats, and
+  top-p, min-p, temperature and the draw run on them in plain Python (cheaper than a dozen more numpy calls on
+  40 numbers);
+- the lanes of one decode that sample alike (top-k, no grammar, no log probabilities) do all of that together:
+  one pass per stage over all their rows (``top_k_table``), then the cuts and draws as a few numpy calls on a
+  (lanes x k) table (``draw_table``), so the Python cost per token does not grow with a lane's candidates;
 - without top-k, the same stages run in numpy over the whole row, in llama.cpp's float32 arithmetic;
 - the draw reads the same uniform number llama.cpp does: two 32-bit outputs of a Mersenne Twister seeded with
   the lane's seed (numpy's legacy seeding is std::mt19937's), combined as libstdc++'s
@@ -23,7 +27,6 @@ sampling.py as the reference the tests and benchmarks/sampling.py hold this one 
 
 from __future__ import annotations
 
-import bisect
 import math
 from collections import deque
 from typing import Any
@@ -40,8 +43,9 @@ _F32 = np.float32
 _TWO_32 = 4294967296.0
 _TWO_64 = 18446744073709551616.0
 _BELOW_ONE = math.nextafter(1.0, 0.0)
-_BLOCK = 128
-"""Top-k reads the row as a grid of this many rows (49152 logits = 384 groups of 128 on the bundled model)."""
+_BLOCK = 64
+"""Top-k reads the row as a grid of this many rows (49152 logits = 768 groups of 64 on the bundled model): fewer,
+wider groups make the group maxima cheaper and the floor's partition dearer; 32 to 128 cost about the same."""
 _DRAWS = 256
 """32-bit outputs taken from a lane's random stream at a time (two per token)."""
 
@@ -75,9 +79,13 @@ class LaneSampler:
         self._pool: list[int] = []
         self._next = 0
         self._staged: tuple[int, list[int] | None] | None = None
+        self._picked: tuple[int, int] | None = None
 
     def sample(self, ctx: Any, batch_index: int) -> int:
         """The token for one output of the last decode (biases and penalties are written into its row)."""
+        picked, self._picked = self._picked, None
+        if picked is not None and picked[0] == batch_index:  # drawn with other lanes' (draw_table)
+            return self._took(picked[1])
         assert self._rows is not None
         row = self._rows.row(ctx, batch_index)
         staged, self._staged = self._staged, None
@@ -94,6 +102,25 @@ class LaneSampler:
     def shared_top_k(self) -> int:
         """The k of a top-k draw whose candidates may be found for several lanes at once (0: not this lane)."""
         return 0 if self._greedy else max(self._top_k, 0)
+
+    @property
+    def greedy(self) -> bool:
+        return self._greedy
+
+    @property
+    def cuts(self) -> tuple[float, float, float]:
+        """What ``draw_table`` needs of this lane: top-p, log of min-p (-inf: off) and 1 / temperature."""
+        return (float(self._top_p), -math.inf if self._log_min_p is None else float(self._log_min_p),
+                1.0 / float(self._temperature))
+
+    def pick(self, batch_index: int, token: int) -> None:
+        """The token of output ``batch_index`` was chosen with other lanes' (its row prepared first): the next
+        ``sample`` of that output returns it."""
+        self._picked = (batch_index, token)
+
+    def uniform(self) -> float:
+        """The next number of this lane's random stream (one per sampled token)."""
+        return self._uniform()
 
     def prepare(self, row: Row) -> None:
         """Biases and penalties, written into the row: what comes before the candidates are chosen."""
@@ -112,7 +139,9 @@ class LaneSampler:
 
     def _choose(self, row: Row, top: list[int] | None) -> int:
         # Greedy: the first of equal maxima, as llama.cpp's greedy sampler picks.
-        token = int(row.argmax()) if self._greedy else self._draw(row, top)
+        return self._took(int(row.argmax()) if self._greedy else self._draw(row, top))
+
+    def _took(self, token: int) -> int:
         if self._last_n:
             self._accept(token)
         return token
@@ -297,31 +326,56 @@ def _top_k(row: Row, k: int) -> Ids:
     return ids
 
 
-def top_k_rows(block: npt.NDArray[np.float32], k: int) -> list[list[int] | None]:
-    """``_top_k`` for each row of a (rows x vocabulary) block at once, as lists of ids in token order.
-
-    Every numpy call on a whole row lets the GIL go; one call over the block does it once for all its rows
-    instead of once per row (see models/native.py). A row whose floor is -inf (mostly masked) or that keeps
-    many more than k candidates gets None: ``_top_k`` handles it alone.
-    """
+def top_k_table(block: npt.NDArray[np.float32], k: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64],
+                                                                  npt.NDArray[np.bool_]] | None:
+    """Each row's k best candidates at once, as tables: (ids, logits, usable), each row's candidates in the order
+    ``_draw_top_k`` ranks them (logit, then id, both descending), -inf past a row's last. It finds them as
+    ``_top_k`` does, one numpy call over every row for each step (a call on whole rows lets the GIL go: once for all
+    rows instead of once per row, see models/native.py). A row is not usable (its lane draws alone with ``_top_k``)
+    where its floor is -inf (mostly masked) or it keeps more than 4k candidates. None when the vocabulary has no
+    more groups than k."""
     rows, size = block.shape
     full = size - size % _BLOCK
     groups = full // _BLOCK
     if groups <= k:
-        return [None] * rows
+        return None
     tops = block[:, :full].reshape(rows, _BLOCK, groups).max(axis=1)
     tops.partition(groups - k, axis=1)
     floors = tops[:, groups - k]
-    at, ids = (block >= floors[:, None]).nonzero()
-    owners, tokens = at.tolist(), ids.tolist()
-    out: list[list[int] | None] = []
-    start = 0
-    for row, floor in enumerate(floors.tolist()):
-        end = bisect.bisect_right(owners, row, start)
-        found = tokens[start:end]
-        out.append(found if floor != -math.inf and len(found) <= 4 * k else None)
-        start = end
-    return out
+    found = np.flatnonzero(block >= floors[:, None])  # flat: several times faster than a 2-D nonzero
+    owners, tokens = np.divmod(found, size)
+    logits = block.reshape(-1)[found]
+    counts = np.bincount(owners, minlength=rows)
+    usable = (counts <= 4 * k) & (floors > -np.inf)
+    order = np.lexsort((-tokens, -logits, owners))
+    owners, tokens, logits = owners[order], tokens[order], logits[order]
+    at = np.arange(len(owners)) - (np.cumsum(counts) - counts)[owners]
+    kept = at < k
+    ids = np.zeros((rows, k), dtype=np.int64)
+    table = np.full((rows, k), -np.inf)
+    ids[owners[kept], at[kept]] = tokens[kept]
+    table[owners[kept], at[kept]] = logits[kept]
+    return ids, table, usable
+
+
+def draw_table(logits: npt.NDArray[np.float64], cuts: npt.NDArray[np.float64],
+               uniforms: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
+    """``_draw_top_k`` for many lanes at once: each row of ``logits`` holds a lane's ranked top-k candidates (-inf
+    past its last; its best finite), ``cuts`` each lane's (top-p, log min-p, 1 / temperature) and ``uniforms`` each
+    lane's draw. Returns the column each lane picks. The same cuts in the same order and arithmetic (doubles)."""
+    best = logits[:, :1]
+    running = np.cumsum(np.exp(logits - best), axis=1)
+    top_p, log_min_p, scale = cuts[:, 0], cuts[:, 1], cuts[:, 2]
+    keep = np.count_nonzero(logits > -np.inf, axis=1)
+    nucleus = np.count_nonzero(running < (running[:, -1] * top_p)[:, None], axis=1) + 1  # through the first >= p
+    keep = np.where(top_p < 1, np.minimum(keep, nucleus), keep)
+    keep = np.minimum(keep, np.count_nonzero(logits >= best + log_min_p[:, None], axis=1))
+    keep = np.maximum(keep, 1)  # the best always stays
+    weights = np.exp((logits - best) * scale[:, None])
+    weights[np.arange(logits.shape[1])[None, :] >= keep[:, None]] = 0.0
+    running = np.cumsum(weights, axis=1)
+    goal = running[np.arange(len(keep)), keep - 1] * uniforms
+    return np.asarray(np.count_nonzero(running < goal[:, None], axis=1), dtype=np.intp)
 
 
 def _ranked(row: Row, k: int) -> tuple[Ids, Row]:

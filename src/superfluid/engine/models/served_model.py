@@ -29,7 +29,7 @@ from superfluid.engine.scheduling.kv_disk import BLOCK, Found
 from superfluid.engine.scheduling.kv_disk import open_tier as open_disk_tier
 from superfluid.engine.scheduling.scheduler import Scheduler
 from superfluid.engine.scheduling.stats import EngineStats
-from superfluid.engine.scheduling.stream import GenerationStream
+from superfluid.engine.scheduling.stream import Gathered, GenerationStream
 from superfluid.engine.types import (
     ChatMessage,
     ChatPrompt,
@@ -433,17 +433,21 @@ class ServedModel:
         return await asyncio.to_thread(tier.read, found)
 
     def generate(self, request: GenerationRequest, prepared: PreparedPrompt | None = None, *,
-                 direct: Callable[[TextDelta], None] | None = None, disk: Found | None = None) -> GenerationStream:
+                 direct: Callable[[TextDelta], None] | None = None, disk: Found | None = None,
+                 whole: bool = False) -> GenerationStream:
         """Queue the request's choices on the engine thread; errors in the request raise here.
 
-        ``direct`` takes the TextDeltas on the engine thread instead of the stream (see EventSink). ``disk``: a
-        prefix of the prompt read from the disk tier (``from_disk``), for the first choice.
+        ``direct`` takes the TextDeltas on the engine thread instead of the stream (see EventSink); ``whole``
+        (without ``direct``): the reply is read whole with ``collect``, so the engine gathers its deltas instead
+        of waking the loop for each (stream.Gathered). ``disk``: a prefix of the prompt read from the disk tier
+        (``from_disk``), for the first choice.
         """
         prepared = prepared or self.prepare(request)
         if prepared.plan is not None and prepared.plan.grammar and len(prepared.grammars) != request.n:
             raise ValueError("a prepared prompt's grammar matchers serve one generation only")
         max_new = self.max_new_tokens(request, len(prepared.tokens))
-        sink = EventSink(asyncio.get_running_loop(), direct)
+        gathered = Gathered() if whole and direct is None else None
+        sink = EventSink(asyncio.get_running_loop(), gathered.append if gathered is not None else direct)
         chat = isinstance(request.prompt, ChatPrompt)
         thinking = chat and self.template.thinks
         answer_tags = self.template.answer_tags if chat else None
@@ -486,4 +490,6 @@ class ServedModel:
             raise ConcurrencyLimited(
                 f"model '{self.id}' has {self.scheduler.queued} requests waiting (limit {self.settings.queue_size})",
                 retry_after_s=1.0)
-        return GenerationStream(jobs, sink, self.scheduler.cancel, len(prepared.tokens))
+        stream = GenerationStream(jobs, sink, self.scheduler.cancel, len(prepared.tokens))
+        stream.gathered = gathered
+        return stream

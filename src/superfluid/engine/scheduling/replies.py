@@ -14,8 +14,11 @@ import ctypes
 import logging
 import time
 
+import numpy as np
+import numpy.typing as npt
+
 from superfluid.engine.decoding.grammar import GrammarTokenizer
-from superfluid.engine.decoding.lane_sampler import LaneSampler, top_k_rows
+from superfluid.engine.decoding.lane_sampler import LaneSampler, draw_table, top_k_table
 from superfluid.engine.decoding.logprobs import token_logprobs
 from superfluid.engine.decoding.sampling import LogitRows
 from superfluid.engine.decoding.text_output import Piece
@@ -49,33 +52,63 @@ class ReplyWriter:
 
     def sample(self, entries: list[Entry], by_lane: dict[int, list[int]]) -> None:
         """Sample every lane of a decoded batch (``by_lane``: each lane's row indexes, as ``commit_rows`` gives)."""
-        self._stage_top_k(entries, by_lane)
+        self._stage_rows(entries, by_lane)
         for indexes in by_lane.values():
             lane = entries[indexes[0]][0]
             if lane.job is not None:
                 self._after_decode(lane, [(i, entries[i][1], entries[i][3]) for i in indexes if entries[i][2]])
 
-    def _stage_top_k(self, entries: list[Entry], by_lane: dict[int, list[int]]) -> None:
-        """Sampled lanes' rows (one each: they never draft) get their biases and penalties, then their top-k
-        candidates are found in one pass over all of them: numpy calls on whole rows let the GIL go, and a
-        busy thread makes each hand-off cost up to the switch interval; once per tick, not once per lane."""
+    def _stage_rows(self, entries: list[Entry], by_lane: dict[int, list[int]]) -> None:
+        """Lanes with one output and nothing between their row and their sampler (no grammar, no log
+        probabilities) are sampled together: their rows get their biases and penalties, then greedy lanes' tokens
+        are one argmax over their rows, and top-k lanes' candidates are found and drawn from in a few numpy
+        calls over all of them (lane_sampler.top_k_table, draw_table). A numpy call on whole rows lets the GIL go,
+        and a busy thread makes each hand-off cost up to the switch interval; per-lane Python costs more than the
+        vectorized pass from a few lanes on. Once per tick, not once per lane."""
         groups: dict[int, list[tuple[LaneSampler, int]]] = {}
         for indexes in by_lane.values():
             outputs = [i for i in indexes if entries[i][2]]
             job = entries[indexes[0]][0].job
             if (len(outputs) != 1 or job is None or job.sampler is None or job.grammar is not None
-                    or job.logprobs is not None or not job.sampler.shared_top_k):
+                    or job.logprobs is not None):
                 continue
-            groups.setdefault(job.sampler.shared_top_k, []).append((job.sampler, outputs[0]))
+            sampler = job.sampler
+            k = -1 if sampler.greedy else sampler.shared_top_k
+            if k:
+                groups.setdefault(k, []).append((sampler, outputs[0]))
         ctx = entries[0][0].ctx
         for k, group in groups.items():
-            block = self._rows.block(ctx, [i for _, i in group]) if len(group) > 1 else None
-            if block is None:
-                continue
-            for (sampler, _), row in zip(group, block, strict=True):
-                sampler.prepare(row)
-            for (sampler, index), top in zip(group, top_k_rows(block, k), strict=True):
-                sampler.stage(index, top)
+            for run in _runs(group):
+                block = self._rows.block(ctx, [i for _, i in run]) if len(run) > 1 else None
+                if block is None:
+                    continue
+                for (sampler, _), row in zip(run, block, strict=True):
+                    sampler.prepare(row)
+                if k < 0:
+                    for (sampler, index), token in zip(run, block.argmax(axis=1).tolist(), strict=True):
+                        sampler.pick(index, token)
+                else:
+                    self._draw_run(run, block, k)
+
+    @staticmethod
+    def _draw_run(run: list[tuple[LaneSampler, int]], block: npt.NDArray[np.float32], k: int) -> None:
+        table = top_k_table(block, k)
+        if table is None:
+            for sampler, index in run:
+                sampler.stage(index, None)
+            return
+        ids, logits, usable = table
+        flags = usable.tolist()
+        drawn = [i for i, ok in enumerate(flags) if ok]
+        if drawn:
+            cuts = np.array([run[i][0].cuts for i in drawn])
+            uniforms = np.array([run[i][0].uniform() for i in drawn])
+            picked = np.take_along_axis(ids[drawn], draw_table(logits[drawn], cuts, uniforms)[:, None], axis=1)
+            for i, token in zip(drawn, picked[:, 0].tolist(), strict=True):
+                run[i][0].pick(run[i][1], token)
+        for (sampler, index), ok in zip(run, flags, strict=True):
+            if not ok:
+                sampler.stage(index, None)
 
     def _after_decode(self, lane: Lane, outputs: list[tuple[int, int, str]]) -> None:
         """Sample a lane's outputs in order; drafts stand while the sampled token agrees with them."""
@@ -272,3 +305,14 @@ class ReplyWriter:
         if job.lane is not None:
             job.lane.job = None
             job.lane = None
+
+
+def _runs(group: list[tuple[LaneSampler, int]]) -> list[list[tuple[LaneSampler, int]]]:
+    """The group split where its outputs' batch indexes are not consecutive (a block covers consecutive rows)."""
+    runs: list[list[tuple[LaneSampler, int]]] = []
+    for item in sorted(group, key=lambda pair: pair[1]):
+        if runs and runs[-1][-1][1] + 1 == item[1]:
+            runs[-1].append(item)
+        else:
+            runs.append([item])
+    return runs

@@ -26,6 +26,19 @@ def _failure(event: Failed) -> SuperfluidError:
     return EngineFailure(event.message)
 
 
+class Gathered:
+    """The TextDeltas of a reply read whole, taken on the engine thread (an EventSink's ``direct``).
+
+    A reply nobody reads before it ends need not wake the loop for each token: at a hundred lanes those wake-ups
+    and the coroutine steps they run cost more than sampling. The list is read on the loop only after every
+    choice's Finished event, which the engine posts after that choice's last delta.
+    """
+
+    def __init__(self) -> None:
+        self.deltas: list[TextDelta] = []
+        self.append = self.deltas.append
+
+
 class GenerationStream:
     """Iterate for TextDelta and Finished events of every choice; a Failed event raises EngineFailure (or
     ConstraintUnsatisfiable when an output grammar gave up).
@@ -47,6 +60,8 @@ class GenerationStream:
         self._scope = request_scope.current()
         if self._scope is not None:
             self._scope.prompt_tokens = prompt_tokens
+        self.gathered: Gathered | None = None
+        """Where the engine put the deltas, when the sink's ``direct`` gathers them for ``collect``."""
 
     @property
     def n(self) -> int:
@@ -133,25 +148,37 @@ class GenerationStream:
 
     async def collect(self) -> GenerationResult:
         choices = {job.index: ChoiceResult(index=job.index) for job in self._jobs}
+        texts: dict[int, list[TextDelta]] = {index: [] for index in choices}
         async for event in self.events():
-            choice = choices[event.index]
             if isinstance(event, TextDelta):
-                choice.content += event.content
-                choice.reasoning += event.reasoning
-                choice.logprobs.extend(event.logprobs)
-                for call in event.tool_calls:
-                    if call.name is not None:
-                        choice.tool_calls.append({"id": call.id, "name": call.name, "arguments": ""})
-                    if choice.tool_calls:
-                        choice.tool_calls[-1]["arguments"] += call.arguments
+                texts[event.index].append(event)
             else:
+                choice = choices[event.index]
                 choice.finish_reason = event.finish_reason
                 choice.usage = event.usage
                 choice.expired = event.expired
                 choice.spec = event.spec
                 choice.stop_sequence = event.stop_sequence
+        if self.gathered is not None:  # every choice has finished: the engine handed over its last delta
+            for delta in self.gathered.deltas:
+                texts[delta.index].append(delta)
+        for index, deltas in texts.items():
+            _fold(choices[index], deltas)
         ordered = [choices[i] for i in sorted(choices)]
         completion = sum(c.usage.completion_tokens for c in ordered if c.usage)
         cached = self.cached_tokens or 0
         return GenerationResult(choices=ordered, prompt_tokens=self.prompt_tokens,
                                 completion_tokens=completion, cached_tokens=cached)
+
+
+def _fold(choice: ChoiceResult, deltas: list[TextDelta]) -> None:
+    """A choice's deltas, in order, into its whole text, reasoning, log probabilities and tool calls."""
+    choice.content += "".join(delta.content for delta in deltas)
+    choice.reasoning += "".join(delta.reasoning for delta in deltas)
+    for delta in deltas:
+        choice.logprobs.extend(delta.logprobs)
+        for call in delta.tool_calls:
+            if call.name is not None:
+                choice.tool_calls.append({"id": call.id, "name": call.name, "arguments": ""})
+            if choice.tool_calls:
+                choice.tool_calls[-1]["arguments"] += call.arguments
