@@ -132,7 +132,8 @@ def main() -> None:
         print(lines[-1], flush=True)
         lines.append(f"{'':>7} plain serve: {sum(run['ram_restores'][3] for run in plain)} lanes saved, "
                      f"{sum(run['ram_restores'][2] for run in plain)} restores from RAM, "
-                     f"{sum(run['back'][3] > 0 for run in plain)} of {len(plain)} returns restored from a tier (RAM or disk)")
+                     f"{sum(run['back'][3] > 0 for run in plain)} of {len(plain)} returns restored from a tier "
+                     "(RAM or disk)")
     lines += ["", "cold: the whole prompt prefilled; lane: the conversation's prefix still in a lane; RAM tier: pushed "
               "out of its lane by another conversation, loaded back from the RAM tier (--cache-ram); disk: the same "
               "with --cache-ram 0, read from <sessions>/kv/; restart: from disk after the server restarted; plain "
