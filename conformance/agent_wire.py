@@ -80,8 +80,15 @@ def _npm_install(npm: str, prefix: Path) -> None:
     """``npm install`` of the pinned packages into ``prefix``, without their scripts, logging each fetch with its
     time to ``prefix/npm-install.log``."""
     log = prefix / "npm-install.log"
+    # ``--prefix`` also moves where npm looks for its global npmrc (to prefix/etc/npmrc), so the machine's own
+    # settings (a registry mirror, the cafile of a proxy's certificate authority) would be lost; name it.
+    found = subprocess.run([npm, "config", "get", "globalconfig"], capture_output=True, text=True, timeout=120,
+                           check=False, stdin=subprocess.DEVNULL)
+    globalconfig = found.stdout.strip() if found.returncode == 0 else ""
     command = [npm, "install", "--ignore-scripts", "--no-audit", "--no-fund", "--no-update-notifier",
-               "--prefer-offline", "--loglevel=http", "--prefix", str(prefix), *AGENT_PACKAGES.values()]
+               "--prefer-offline", "--loglevel=http", "--prefix", str(prefix),
+               *(["--globalconfig", globalconfig] if globalconfig and Path(globalconfig).is_file() else []),
+               *AGENT_PACKAGES.values()]
     with log.open("w", encoding="utf-8") as out:
         try:
             done = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
