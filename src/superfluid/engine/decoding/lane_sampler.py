@@ -73,6 +73,10 @@ class LaneSampler:
         self._top_p = _F32(sampling.top_p)
         self._log_min_p = _F32(np.log(_F32(sampling.min_p))) if _F32(sampling.min_p) > 0 else None
         self._temperature = _F32(sampling.temperature)
+        self._cuts = None if self._greedy else (
+            float(self._top_p), -math.inf if self._log_min_p is None else float(self._log_min_p),
+            1.0 / float(self._temperature))
+        """``cuts``, fixed for the lane's life (read for every sampled token)."""
         self._total: np.float32 | None = None
         """The softmax denominator top-p divides by, when it is not the candidates' own sum in sorted order."""
         self._random = _seeded(sampling.seed) if not self._greedy else None
@@ -110,8 +114,8 @@ class LaneSampler:
     @property
     def cuts(self) -> tuple[float, float, float]:
         """What ``draw_table`` needs of this lane: top-p, log of min-p (-inf: off) and 1 / temperature."""
-        return (float(self._top_p), -math.inf if self._log_min_p is None else float(self._log_min_p),
-                1.0 / float(self._temperature))
+        assert self._cuts is not None, "a greedy lane draws nothing"
+        return self._cuts
 
     def pick(self, batch_index: int, token: int) -> None:
         """The token of output ``batch_index`` was chosen with other lanes' (its row prepared first): the next
