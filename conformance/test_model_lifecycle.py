@@ -19,8 +19,15 @@ import openai
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from conformance.server import DEFAULT_MODEL, SECOND_MODEL, RunningServer, metric, start_server, stop_server
-from superfluid.engine.models.model_sources import resolve
+from conformance.server import (
+    DEFAULT_MODEL,
+    SECOND_MODEL,
+    RunningServer,
+    bundled_model_file,
+    metric,
+    start_server,
+    stop_server,
+)
 
 IDLE_S = 6
 
@@ -28,7 +35,7 @@ IDLE_S = 6
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     base = tmp_path_factory.mktemp("fleet")
-    (base / "twin.gguf").symlink_to(resolve(DEFAULT_MODEL).locate())
+    (base / "twin.gguf").symlink_to(bundled_model_file())
     (base / "broken.gguf").write_bytes(b"GGUF but not a model at all")
     (base / "models.toml").write_text(f"""
 [[models]]

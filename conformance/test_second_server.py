@@ -10,8 +10,7 @@ import httpx
 import openai
 import pytest
 
-from conformance.server import RunningServer, start_server, stop_server
-from superfluid.engine.models.model_sources import DEFAULT_MODEL, resolve
+from conformance.server import RunningServer, bundled_model_file, start_server, stop_server
 
 KEY = "sekrit-test-key"
 REPO = "acme/SmolLM2-135M-Instruct-GGUF"
@@ -26,7 +25,7 @@ TEMPLATE = """{%- for m in messages -%}<|im_start|>{{ m.role }}
 
 def _lay_out_hf_cache(root: Path) -> None:
     """A hub cache as huggingface_hub writes it: refs/main names a snapshot holding the files."""
-    gguf = resolve(DEFAULT_MODEL).locate()
+    gguf = bundled_model_file()
     repo_dir = root / ("models--" + REPO.replace("/", "--"))
     snapshot = repo_dir / "snapshots" / "0123abcd"
     snapshot.mkdir(parents=True)

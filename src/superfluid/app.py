@@ -22,6 +22,7 @@ from superfluid.batches.dispatch import InProcess
 from superfluid.batches.runner import BatchRunner
 from superfluid.errors import EngineFailure, InvalidRequest, NotFound, SuperfluidError
 from superfluid.handlers.generation import ClientDisconnected
+from superfluid.handlers.routes import resolver
 from superfluid.http.access import AccessControl, AccessGuard
 from superfluid.http.dialect import Dialect, error_body
 from superfluid.http.documents import DocumentRoutes, Documents, document_paths
@@ -168,7 +169,7 @@ def create_app(settings: Settings, services: Services | None = None, *,
                      for m in ConnexionMiddleware.default_middlewares],
     )
     for spec in SPECS:
-        app.add_api(spec, strict_validation=False, validate_responses=False)
+        app.add_api(spec, resolver=resolver(), strict_validation=False, validate_responses=False)
     app.add_error_handler(SuperfluidError, _on_superfluid_error)
     from connexion.exceptions import ProblemException
     from starlette.exceptions import HTTPException

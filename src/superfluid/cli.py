@@ -38,7 +38,6 @@ from superfluid.settings import (
     parse_size,
 )
 from superfluid.state import unusable
-from superfluid.state.location import default_sessions_dir
 from superfluid.web.address import WebAddress, WebAddressError
 
 log = logging.getLogger("superfluid")
@@ -557,7 +556,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if (problem := settings_problem(settings)) is not None:
         print(f"superfluid: {problem}", file=sys.stderr)
         return 2
-    sessions = settings.sessions_dir or default_sessions_dir()
+    sessions = settings.sessions_path()
     if (problem := unusable(sessions, settings.state_url)) is not None:
         print(f"superfluid: {problem}; choose another directory with --sessions", file=sys.stderr)
         return 2

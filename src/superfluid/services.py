@@ -11,7 +11,7 @@ from superfluid.engine import ModelRegistry
 from superfluid.http.offload import Offload
 from superfluid.http.rate_limit import TokenBuckets
 from superfluid.settings import Settings
-from superfluid.state import Bounds, FileBounds, State, default_sessions_dir
+from superfluid.state import Bounds, FileBounds, State
 
 
 @dataclass
@@ -30,7 +30,7 @@ class Services:
     def from_settings(cls, settings: Settings) -> Services:
         return cls(settings=settings, models=ModelRegistry(settings),
                    fim_buckets=TokenBuckets(settings.completion_burst, settings.completion_rate),
-                   state=State(settings.sessions_dir or default_sessions_dir(),
+                   state=State(settings.sessions_path(),
                                Bounds(settings.responses_max_age_s, settings.responses_max_bytes),
                                FileBounds(settings.files_max_bytes, settings.files_expiry_s),
                                url=settings.state_url),

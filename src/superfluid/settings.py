@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from superfluid.paths import default_sessions_dir
+
 DEFAULT_PORT = 8453
 MAX_BODY_BYTES = 100 * 1024 * 1024
 FLASH_ATTN_CHOICES = ("auto", "on", "off")
@@ -247,3 +249,8 @@ class Settings:
     """Adapters named at start-up (--lora FNAME, --lora-scaled FNAME SCALE), applied to the default model."""
     lora_init_without_apply: bool = False
     """Load the start-up adapters but apply none of them until POST /v1/lora/load names one."""
+
+    def sessions_path(self) -> Path:
+        """The sessions directory: --sessions, or the platform's default (superfluid/paths.py). The state store,
+        the prefix cache's disk tier and the CLI are all handed this one path."""
+        return self.sessions_dir or default_sessions_dir()

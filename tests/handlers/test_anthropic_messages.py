@@ -7,7 +7,7 @@ from __future__ import annotations
 from conformance.anthropic_checks import check_sequence, sse_events, strict_stream
 
 from superfluid.engine.types import Finished, TextDelta, Usage
-from superfluid.handlers import anthropic_replies as replies
+from superfluid.handlers.anthropic import replies
 from tests.handlers.scripted import run_stream
 
 

@@ -13,7 +13,7 @@ from superfluid.engine.models.chat_template import ChatTemplate
 from superfluid.engine.models.served_model import ServedModel
 from superfluid.engine.types import ChatMessage
 from superfluid.errors import InvalidRequest, UnsupportedInput
-from superfluid.handlers import anthropic_params as params
+from superfluid.handlers.anthropic import params
 
 M = "m"
 PUBLISHED = Path(__file__).parents[1] / "engine" / "models" / "published_templates"

@@ -9,7 +9,7 @@ from conformance.anthropic_checks import check_sequence, sse_events, strict_mess
 
 from superfluid.engine.decoding.tool_calls import ToolCallDelta
 from superfluid.engine.types import ChoiceResult, Finished, FinishReason, TextDelta, Usage
-from superfluid.handlers import anthropic_replies as replies
+from superfluid.handlers.anthropic import replies
 from tests.handlers.scripted import run_stream
 
 MODEL = "m"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from superfluid.engine.whisper.model import Segment, Transcript, Word
-from superfluid.handlers import audio_formats
+from superfluid.handlers.openai import audio_formats
 
 
 def _transcript() -> Transcript:

@@ -1,9 +1,9 @@
-"""OpenAI chat messages as the engine's messages (handlers/chat.convert_messages)."""
+"""OpenAI chat messages as the engine's messages (handlers/openai/chat.convert_messages)."""
 
 from __future__ import annotations
 
 from superfluid.engine.types import ChatMessage
-from superfluid.handlers.chat import convert_messages
+from superfluid.handlers.openai.chat import convert_messages
 
 CALL = {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'}}
 

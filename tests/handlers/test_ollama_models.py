@@ -6,7 +6,7 @@ import hashlib
 from types import SimpleNamespace
 from typing import Any
 
-from superfluid.handlers import ollama_models
+from superfluid.handlers.ollama import models as ollama_models
 
 
 def _profile(*, generation: bool = True, thinks: bool = False, fim: bool = False) -> Any:

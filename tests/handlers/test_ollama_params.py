@@ -12,7 +12,7 @@ from superfluid.engine.decoding.grammar import ANY_JSON_OBJECT
 from superfluid.engine.models.chat_template import ChatTemplate
 from superfluid.engine.types import ChatPrompt, FimPrompt, SamplingParams, TextPrompt
 from superfluid.errors import InvalidRequest, NotFound, UnsupportedInput, UnsupportedParameter
-from superfluid.handlers import ollama_params as params
+from superfluid.handlers.ollama import params
 
 PUBLISHED = Path(__file__).parents[1] / "engine" / "models" / "published_templates"
 

@@ -12,7 +12,7 @@ import pytest
 from superfluid.engine.decoding.tool_calls import ToolCallDelta
 from superfluid.engine.types import Finished, TextDelta, TokenLogprob, TopLogprob, Usage
 from superfluid.errors import EngineFailure
-from superfluid.handlers import ollama_replies as replies
+from superfluid.handlers.ollama import replies
 from tests.handlers.scripted import run_stream
 
 STAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$")

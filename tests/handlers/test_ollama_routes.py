@@ -16,7 +16,8 @@ from starlette.testclient import TestClient
 from superfluid.app import create_app
 from superfluid.engine.types import ChatPrompt, Finished, GenerationRequest, TextDelta, TextPrompt, Usage
 from superfluid.errors import ContextLengthExceeded, EngineFailure
-from superfluid.handlers import ollama_distribution
+from superfluid.handlers.ollama import distribution as ollama_distribution
+from superfluid.handlers.routes import DISTRIBUTION_METHODS, DISTRIBUTION_ROUTES, distribution_name, resolve
 from superfluid.settings import Settings
 from tests.conftest import FakeModel, FakeServices
 
@@ -70,11 +71,14 @@ def test_distribution_is_501_whatever_the_body(fake_app: TestClient, path: str, 
 
 
 def test_every_distribution_operation_has_its_handler() -> None:
-    prefix = "superfluid.handlers.ollama_distribution."
-    ids = [op["operationId"] for item in SPEC["paths"].values() for key, op in item.items()
-           if key != "parameters" and op["operationId"].startswith(prefix)]
-    assert len(ids) == len(ollama_distribution.ROUTES) * len(ollama_distribution.METHODS)
-    assert {i.removeprefix(prefix) for i in ids} == set(ollama_distribution.HANDLERS)
+    """Every method of each distribution route has a name of its own, and the route's names share one refusal."""
+    for route in DISTRIBUTION_ROUTES:
+        path = "/api/blobs/{digest}" if route == "blobs" else f"/api/{route}"
+        ops = SPEC["paths"][path]
+        assert {key for key in ops if key != "parameters"} == set(DISTRIBUTION_METHODS)
+        assert {ops[m]["operationId"] for m in DISTRIBUTION_METHODS} == {
+            distribution_name(route, m) for m in DISTRIBUTION_METHODS}
+        assert {resolve(ops[m]["operationId"]) for m in DISTRIBUTION_METHODS} == {getattr(ollama_distribution, route)}
 
 
 # ---- over a fake engine -----------------------------------------------------------------------------
@@ -249,15 +253,12 @@ def test_the_document_is_valid_openapi_without_template_text() -> None:
 
 
 def test_every_operation_names_a_handler() -> None:
-    import importlib
-
     for item in SPEC["paths"].values():
         for key, operation in item.items():
             if key == "parameters":
                 continue
-            module, _, name = operation["operationId"].rpartition(".")
-            assert module.startswith("superfluid.handlers.ollama_")
-            assert callable(getattr(importlib.import_module(module), name)), operation["operationId"]
+            assert operation["operationId"].startswith("ollama"), operation["operationId"]
+            assert resolve(operation["operationId"]).__module__.startswith("superfluid.handlers.ollama."), operation
 
 
 def test_scheduling_class_header(fake_engine: tuple[TestClient, _Model]) -> None:

@@ -10,8 +10,8 @@ import pytest
 
 from superfluid.engine.models.chat_template import ChatTemplate
 from superfluid.errors import InvalidRequest, UnsupportedInput, UnsupportedParameter
-from superfluid.handlers import responses_input as rin
 from superfluid.handlers.conversation import reasoning_kwargs
+from superfluid.handlers.openai.responses import input as rin
 
 PUBLISHED = Path(__file__).parents[1] / "engine" / "models" / "published_templates"
 

@@ -8,8 +8,8 @@ from typing import Any
 from superfluid.engine.decoding.tool_calls import ToolCallDelta
 from superfluid.engine.types import TextDelta, TokenLogprob, TopLogprob, Usage
 from superfluid.errors import ConstraintUnsatisfiable, EngineFailure
-from superfluid.handlers import responses_shapes as shapes
-from superfluid.handlers.responses_render import ResponseRender
+from superfluid.handlers.openai.responses import shapes
+from superfluid.handlers.openai.responses.render import ResponseRender
 from superfluid.http.dialect import Dialect, stream_error
 
 BASE = shapes.base_response({"model": "m"}, response_id="resp_1", created_at=1, model="m")

@@ -96,6 +96,13 @@ def extract(schemas: dict[str, Any], roots: tuple[str, ...]) -> dict[str, Any]:
     return {name: nullable_as_null_type(schemas[name]) for name in sorted(wanted)}
 
 
+def operation_names(document: dict[str, Any]) -> dict[str, str]:
+    """"METHOD /path" -> the description's operationId, for every operation that has one."""
+    return {f"{method.upper()} {path}": operation["operationId"]
+            for path, item in document.get("paths", {}).items() for method, operation in item.items()
+            if isinstance(operation, dict) and isinstance(operation.get("operationId"), str)}
+
+
 def build(reference_dir: Path) -> dict[str, Any]:
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     out: dict[str, Any] = {}
@@ -103,7 +110,7 @@ def build(reference_dir: Path) -> dict[str, Any]:
         with (reference_dir / file_name).open(encoding="utf-8") as fh:
             document = yaml.load(fh, Loader=loader)
         schemas = extract(document["components"]["schemas"], root_schemas(dialect))
-        out[dialect] = {"source": file_name, "schemas": schemas}
+        out[dialect] = {"source": file_name, "schemas": schemas, "operations": operation_names(document)}
     return out
 
 
@@ -113,7 +120,8 @@ def render(published: dict[str, Any]) -> str:
 
 @cache
 def shipped() -> dict[str, Any]:
-    """The extract as shipped: dialect -> {"source": file name, "schemas": name -> schema}."""
+    """The extract as shipped: dialect -> {"source": file name, "schemas": name -> schema, "operations":
+    "METHOD /path" -> operationId}."""
     return dict(json.loads(PUBLISHED_JSON.read_text(encoding="utf-8")))
 
 

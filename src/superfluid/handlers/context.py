@@ -1,15 +1,17 @@
 """What a handler reads of its request and of the running server: the services, the parsed body, headers,
-the API key, the QoS class. Running a generation and answering with it is handlers/generation.py."""
+the API key, the request's class settings, and the one builder of the engine request every dialect uses.
+Running a generation and answering with it is handlers/generation.py."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from connexion import context
 
-from superfluid.engine import QOS_CLASSES, ServedModel
+from superfluid.engine import QOS_CLASSES, GenerationRequest, ServedModel
 from superfluid.errors import InvalidRequest
 from superfluid.http import observe
 from superfluid.http.offload import offload_of
@@ -91,3 +93,29 @@ def qos_and_invariance(default_qos: str = "interactive") -> tuple[str, bool]:
         raise InvalidRequest("x-superfluid-batch-invariant needs the server started with "
                              "--http-allow-batch-invariant", param="x-superfluid-batch-invariant")
     return qos, invariant
+
+
+@dataclass(frozen=True)
+class RequestClass:
+    """What this request asks of the scheduler beyond its body, read from the request scope once: the
+    x-superfluid-qos class, the x-superfluid-batch-invariant flag and whether it is a line of a batch."""
+
+    qos: str
+    batch_invariant: bool
+    batch_line: bool
+
+
+def request_class(default_qos: str = "interactive") -> RequestClass:
+    """This request's class settings (``default_qos`` when it sends no x-superfluid-qos); an invalid header is a
+    400 here, where the handler reads them."""
+    qos, invariant = qos_and_invariance(default_qos)
+    return RequestClass(qos, invariant, in_batch_line())
+
+
+async def generation_request(model_id: str, of: RequestClass,
+                             fields: Callable[[], dict[str, Any]]) -> GenerationRequest:
+    """The engine request, built the same way for every dialect: ``fields()`` is the dialect's reading of its body
+    into engine types (prompt, sampling, limits, tools...), run where ``built`` puts it (a worker thread for a big
+    body); the class settings come from ``of``."""
+    return await built(lambda: GenerationRequest(model=model_id, qos=of.qos, batch_invariant=of.batch_invariant,
+                                                 batch_line=of.batch_line, **fields()))

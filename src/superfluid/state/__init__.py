@@ -15,9 +15,10 @@ from superfluid.state.batches import BatchStore
 from superfluid.state.database import Database
 from superfluid.state.errors import StateError, as_storage_error
 from superfluid.state.files import FILES_DIR, FileBounds, FileStore, StoredFile
-from superfluid.state.location import DATABASE_FILE, default_sessions_dir
 from superfluid.state.responses import Bounds, ItemPage, ResponseStore
 from superfluid.state.web_sessions import SessionStore
+
+DATABASE_FILE = "state.sqlite3"
 
 __all__ = [
     "BatchStore",
@@ -32,7 +33,6 @@ __all__ = [
     "StateError",
     "StoredFile",
     "as_storage_error",
-    "default_sessions_dir",
     "unusable",
 ]
 

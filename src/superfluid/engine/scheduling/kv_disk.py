@@ -560,13 +560,11 @@ def open_tier(llama: Any, settings: Any, model_id: str) -> KvDiskTier | None:
         return None
     import llama_cpp
 
-    from superfluid.state.location import default_sessions_dir  # a path rule only, no database
-
     try:
         key = {"model": model_digest(llama.path), "llama_cpp": llama_cpp.__version__, "window": llama.n_ctx,
                "kv_size": llama.kv_size, "unified": llama.kv_unified, "flash_attn": llama.flash_attn_type,
                "overrides": repr(settings.override_kv), "format": MAGIC.decode("latin-1")}
-        root = (settings.sessions_dir or default_sessions_dir()) / "kv"
+        root = settings.sessions_path() / "kv"
         return KvDiskTier(root / tier_name(key), budget_bytes=settings.kv_disk_bytes,
                           min_tokens=settings.kv_disk_min_tokens, ram_bytes=settings.cache_ram_bytes)
     except OSError as exc:

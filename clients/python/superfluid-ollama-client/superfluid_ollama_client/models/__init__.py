@@ -15,6 +15,7 @@ from .logprob_top_logprobs_item import LogprobTopLogprobsItem
 from .message import Message
 from .message_role import MessageRole
 from .model_details import ModelDetails
+from .ollama_is_running_response_200 import OllamaIsRunningResponse200
 from .options_type_0 import OptionsType0
 from .ps_response import PsResponse
 from .ps_response_models_item import PsResponseModelsItem
@@ -27,7 +28,6 @@ from .show_request import ShowRequest
 from .show_response import ShowResponse
 from .show_response_capabilities_item import ShowResponseCapabilitiesItem
 from .show_response_model_info import ShowResponseModelInfo
-from .superfluid_handlers_ollama_models_root_response_200 import SuperfluidHandlersOllamaModelsRootResponse200
 from .tags_response import TagsResponse
 from .tags_response_models_item import TagsResponseModelsItem
 from .tags_response_models_item_capabilities_item import TagsResponseModelsItemCapabilitiesItem
@@ -61,6 +61,7 @@ __all__ = (
     "Message",
     "MessageRole",
     "ModelDetails",
+    "OllamaIsRunningResponse200",
     "OptionsType0",
     "PsResponse",
     "PsResponseModelsItem",
@@ -73,7 +74,6 @@ __all__ = (
     "ShowResponse",
     "ShowResponseCapabilitiesItem",
     "ShowResponseModelInfo",
-    "SuperfluidHandlersOllamaModelsRootResponse200",
     "TagsResponse",
     "TagsResponseModelsItem",
     "TagsResponseModelsItemCapabilitiesItem",

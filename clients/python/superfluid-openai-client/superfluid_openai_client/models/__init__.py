@@ -82,10 +82,25 @@ from .error_response import ErrorResponse
 from .error_response_error import ErrorResponseError
 from .file_deleted import FileDeleted
 from .file_deleted_object import FileDeletedObject
+from .get_health_response_200 import GetHealthResponse200
+from .get_health_response_200_status import GetHealthResponse200Status
 from .list_batches_response import ListBatchesResponse
 from .list_batches_response_object import ListBatchesResponseObject
+from .list_files_order import ListFilesOrder
 from .list_files_response import ListFilesResponse
 from .list_files_response_object import ListFilesResponseObject
+from .list_input_items_order import ListInputItemsOrder
+from .list_lora_adapters_response_200 import ListLoraAdaptersResponse200
+from .list_lora_adapters_response_200_data_item import ListLoraAdaptersResponse200DataItem
+from .list_lora_adapters_response_200_data_item_object import ListLoraAdaptersResponse200DataItemObject
+from .list_lora_adapters_response_200_data_item_origin import ListLoraAdaptersResponse200DataItemOrigin
+from .list_lora_adapters_response_200_object import ListLoraAdaptersResponse200Object
+from .load_lora_adapter_body import LoadLoraAdapterBody
+from .load_lora_adapter_response_200 import LoadLoraAdapterResponse200
+from .load_lora_adapter_response_200_data_item import LoadLoraAdapterResponse200DataItem
+from .load_lora_adapter_response_200_data_item_object import LoadLoraAdapterResponse200DataItemObject
+from .load_lora_adapter_response_200_data_item_origin import LoadLoraAdapterResponse200DataItemOrigin
+from .load_lora_adapter_response_200_object import LoadLoraAdapterResponse200Object
 from .model import Model
 from .model_architecture import ModelArchitecture
 from .model_list import ModelList
@@ -193,44 +208,6 @@ from .slot_rates import SlotRates
 from .slot_state import SlotState
 from .slot_tick_plan import SlotTickPlan
 from .slot_totals import SlotTotals
-from .superfluid_handlers_files_list_files_order import SuperfluidHandlersFilesListFilesOrder
-from .superfluid_handlers_lora_load_body import SuperfluidHandlersLoraLoadBody
-from .superfluid_handlers_lora_load_response_200 import SuperfluidHandlersLoraLoadResponse200
-from .superfluid_handlers_lora_load_response_200_data_item import SuperfluidHandlersLoraLoadResponse200DataItem
-from .superfluid_handlers_lora_load_response_200_data_item_object import (
-    SuperfluidHandlersLoraLoadResponse200DataItemObject,
-)
-from .superfluid_handlers_lora_load_response_200_data_item_origin import (
-    SuperfluidHandlersLoraLoadResponse200DataItemOrigin,
-)
-from .superfluid_handlers_lora_load_response_200_object import SuperfluidHandlersLoraLoadResponse200Object
-from .superfluid_handlers_lora_show_response_200 import SuperfluidHandlersLoraShowResponse200
-from .superfluid_handlers_lora_show_response_200_data_item import SuperfluidHandlersLoraShowResponse200DataItem
-from .superfluid_handlers_lora_show_response_200_data_item_object import (
-    SuperfluidHandlersLoraShowResponse200DataItemObject,
-)
-from .superfluid_handlers_lora_show_response_200_data_item_origin import (
-    SuperfluidHandlersLoraShowResponse200DataItemOrigin,
-)
-from .superfluid_handlers_lora_show_response_200_object import SuperfluidHandlersLoraShowResponse200Object
-from .superfluid_handlers_lora_unload_body import SuperfluidHandlersLoraUnloadBody
-from .superfluid_handlers_lora_unload_response_200 import SuperfluidHandlersLoraUnloadResponse200
-from .superfluid_handlers_lora_unload_response_200_data_item import SuperfluidHandlersLoraUnloadResponse200DataItem
-from .superfluid_handlers_lora_unload_response_200_data_item_object import (
-    SuperfluidHandlersLoraUnloadResponse200DataItemObject,
-)
-from .superfluid_handlers_lora_unload_response_200_data_item_origin import (
-    SuperfluidHandlersLoraUnloadResponse200DataItemOrigin,
-)
-from .superfluid_handlers_lora_unload_response_200_object import SuperfluidHandlersLoraUnloadResponse200Object
-from .superfluid_handlers_model_admin_unload_body import SuperfluidHandlersModelAdminUnloadBody
-from .superfluid_handlers_operations_health_response_200 import SuperfluidHandlersOperationsHealthResponse200
-from .superfluid_handlers_operations_health_response_200_status import (
-    SuperfluidHandlersOperationsHealthResponse200Status,
-)
-from .superfluid_handlers_responses_retrieve_list_input_items_order import (
-    SuperfluidHandlersResponsesRetrieveListInputItemsOrder,
-)
 from .tokenize_request import TokenizeRequest
 from .tokenize_response import TokenizeResponse
 from .tool_call import ToolCall
@@ -247,6 +224,13 @@ from .transcription_segments_item import TranscriptionSegmentsItem
 from .transcription_task import TranscriptionTask
 from .transcription_usage import TranscriptionUsage
 from .transcription_words_item import TranscriptionWordsItem
+from .unload_lora_adapter_body import UnloadLoraAdapterBody
+from .unload_lora_adapter_response_200 import UnloadLoraAdapterResponse200
+from .unload_lora_adapter_response_200_data_item import UnloadLoraAdapterResponse200DataItem
+from .unload_lora_adapter_response_200_data_item_object import UnloadLoraAdapterResponse200DataItemObject
+from .unload_lora_adapter_response_200_data_item_origin import UnloadLoraAdapterResponse200DataItemOrigin
+from .unload_lora_adapter_response_200_object import UnloadLoraAdapterResponse200Object
+from .unload_model_body import UnloadModelBody
 from .usage import Usage
 from .usage_prompt_tokens_details import UsagePromptTokensDetails
 
@@ -333,10 +317,25 @@ __all__ = (
     "ErrorResponseError",
     "FileDeleted",
     "FileDeletedObject",
+    "GetHealthResponse200",
+    "GetHealthResponse200Status",
     "ListBatchesResponse",
     "ListBatchesResponseObject",
+    "ListFilesOrder",
     "ListFilesResponse",
     "ListFilesResponseObject",
+    "ListInputItemsOrder",
+    "ListLoraAdaptersResponse200",
+    "ListLoraAdaptersResponse200DataItem",
+    "ListLoraAdaptersResponse200DataItemObject",
+    "ListLoraAdaptersResponse200DataItemOrigin",
+    "ListLoraAdaptersResponse200Object",
+    "LoadLoraAdapterBody",
+    "LoadLoraAdapterResponse200",
+    "LoadLoraAdapterResponse200DataItem",
+    "LoadLoraAdapterResponse200DataItemObject",
+    "LoadLoraAdapterResponse200DataItemOrigin",
+    "LoadLoraAdapterResponse200Object",
     "Model",
     "ModelArchitecture",
     "ModelList",
@@ -444,28 +443,6 @@ __all__ = (
     "SlotState",
     "SlotTickPlan",
     "SlotTotals",
-    "SuperfluidHandlersFilesListFilesOrder",
-    "SuperfluidHandlersLoraLoadBody",
-    "SuperfluidHandlersLoraLoadResponse200",
-    "SuperfluidHandlersLoraLoadResponse200DataItem",
-    "SuperfluidHandlersLoraLoadResponse200DataItemObject",
-    "SuperfluidHandlersLoraLoadResponse200DataItemOrigin",
-    "SuperfluidHandlersLoraLoadResponse200Object",
-    "SuperfluidHandlersLoraShowResponse200",
-    "SuperfluidHandlersLoraShowResponse200DataItem",
-    "SuperfluidHandlersLoraShowResponse200DataItemObject",
-    "SuperfluidHandlersLoraShowResponse200DataItemOrigin",
-    "SuperfluidHandlersLoraShowResponse200Object",
-    "SuperfluidHandlersLoraUnloadBody",
-    "SuperfluidHandlersLoraUnloadResponse200",
-    "SuperfluidHandlersLoraUnloadResponse200DataItem",
-    "SuperfluidHandlersLoraUnloadResponse200DataItemObject",
-    "SuperfluidHandlersLoraUnloadResponse200DataItemOrigin",
-    "SuperfluidHandlersLoraUnloadResponse200Object",
-    "SuperfluidHandlersModelAdminUnloadBody",
-    "SuperfluidHandlersOperationsHealthResponse200",
-    "SuperfluidHandlersOperationsHealthResponse200Status",
-    "SuperfluidHandlersResponsesRetrieveListInputItemsOrder",
     "TokenizeRequest",
     "TokenizeResponse",
     "ToolCall",
@@ -482,6 +459,13 @@ __all__ = (
     "TranscriptionUsage",
     "TranscriptionWordsItem",
     "TranscriptServerSentEvent",
+    "UnloadLoraAdapterBody",
+    "UnloadLoraAdapterResponse200",
+    "UnloadLoraAdapterResponse200DataItem",
+    "UnloadLoraAdapterResponse200DataItemObject",
+    "UnloadLoraAdapterResponse200DataItemOrigin",
+    "UnloadLoraAdapterResponse200Object",
+    "UnloadModelBody",
     "Usage",
     "UsagePromptTokensDetails",
 )

@@ -1,8 +1,0 @@
-from enum import StrEnum
-
-
-class SuperfluidHandlersOllamaModelsRootResponse200(StrEnum):
-    SUPERFLUID_IS_RUNNING = "superfluid is running"
-
-    def __str__(self) -> str:
-        return str(self.value)

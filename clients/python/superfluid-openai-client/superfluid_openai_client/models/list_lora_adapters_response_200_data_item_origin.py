@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class ListLoraAdaptersResponse200DataItemOrigin(StrEnum):
+    LORA_DIR = "lora-dir"
+    STARTUP = "startup"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,8 +1,0 @@
-from enum import StrEnum
-
-
-class SuperfluidHandlersLoraLoadResponse200Object(StrEnum):
-    LIST = "list"
-
-    def __str__(self) -> str:
-        return str(self.value)

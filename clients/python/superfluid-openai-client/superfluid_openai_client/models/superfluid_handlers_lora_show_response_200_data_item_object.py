@@ -1,8 +1,0 @@
-from enum import StrEnum
-
-
-class SuperfluidHandlersLoraShowResponse200DataItemObject(StrEnum):
-    LORA_ADAPTER = "lora_adapter"
-
-    def __str__(self) -> str:
-        return str(self.value)

@@ -1,9 +1,0 @@
-from enum import StrEnum
-
-
-class SuperfluidHandlersLoraShowResponse200DataItemOrigin(StrEnum):
-    LORA_DIR = "lora-dir"
-    STARTUP = "startup"
-
-    def __str__(self) -> str:
-        return str(self.value)
