@@ -242,7 +242,7 @@ def main() -> None:
     from superfluid.settings import Settings
     settings = Settings(models=(DEFAULT_MODEL,), threads=args.threads, parallel=8, ctx_size=4096, kv_size=32768)
     served = ServedModel.load(DEFAULT_MODEL, resolve(DEFAULT_MODEL), settings)
-    scheduler = served.scheduler
+    scheduler = served._scheduler
     engine_tid = scheduler._thread.native_id
     assert engine_tid is not None
     phases = Phases(counter)

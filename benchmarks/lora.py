@@ -47,29 +47,29 @@ async def _drain(served: ServedModel, request: GenerationRequest, stamps: list[f
 
 async def single(served: ServedModel, adapter: str | None, tokens: int) -> float:
     if adapter:
-        await served.lora.load(adapter, 1.0)
+        await served.load_adapter(adapter, 1.0)
     stamps: list[float] = []
     try:
         n = await _drain(served, _request(served, PROMPTS[0], tokens), stamps)
     finally:
-        served.lora.unload(None)
+        served.unload_adapter(None)
     return (n - 1) / (stamps[-1] - stamps[0])
 
 
 async def pair(served: ServedModel, adapter: str | None, tokens: int) -> tuple[float, int]:
     """Aggregate tok/s of two streams; with ``adapter``, the second is queued after it is loaded."""
     stamps: list[float] = []
-    switches = served.scheduler.slot_view()["totals"]["adapter_switches"]
+    switches = served._scheduler.slot_view()["totals"]["adapter_switches"]
     first = asyncio.ensure_future(_drain(served, _request(served, PROMPTS[0], tokens), stamps))
     await asyncio.sleep(0)
     if adapter:
-        await served.lora.load(adapter, 1.0)
+        await served.load_adapter(adapter, 1.0)
     second = asyncio.ensure_future(_drain(served, _request(served, PROMPTS[1], tokens), stamps))
     try:
         n = await first + await second
     finally:
-        served.lora.unload(None)
-    return n / (max(stamps) - min(stamps)), served.scheduler.slot_view()["totals"]["adapter_switches"] - switches
+        served.unload_adapter(None)
+    return n / (max(stamps) - min(stamps)), served._scheduler.slot_view()["totals"]["adapter_switches"] - switches
 
 
 def main() -> None:

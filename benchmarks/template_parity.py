@@ -24,10 +24,10 @@ from conformance.server import free_port
 from benchmarks.peers import LLAMA_SERVER, Peer, _spawn, _wait
 from benchmarks.recording import record
 from benchmarks.template_calls import FOLDER, template_arguments
-from superfluid.engine.decoding.tool_calls import policy_from_openai
 from superfluid.engine.models.model_sources import DEFAULT_MODEL, resolve
 from superfluid.engine.models.served_model import ServedModel
 from superfluid.engine.types import ChatMessage, ChatPrompt, GenerationRequest
+from superfluid.handlers.openai.params import tool_policy
 from superfluid.settings import Settings
 
 WEATHER = {"type": "function", "function": {
@@ -54,7 +54,7 @@ def _engine_messages(messages: list[dict[str, Any]]) -> tuple[ChatMessage, ...]:
 
 
 def _superfluid(served: ServedModel, messages: list[dict[str, Any]], tools: list[Any] | None) -> str:
-    request = GenerationRequest(model=served.id, tools=policy_from_openai(tools, None, None) if tools else None,
+    request = GenerationRequest(model=served.id, tools=tool_policy(tools, None, None) if tools else None,
                                 prompt=ChatPrompt(messages=_engine_messages(messages)))
     return served.chat_text(request)[0]
 

@@ -1,6 +1,5 @@
-"""The engine's one public surface: outside ``superfluid.engine`` nothing imports below it (the project's shared
-conventions, "One public surface", kept beside the checkout in ../shared/CONVENTIONS.md; docs/architecture.md
-says the same), and everything the surface lists is there."""
+"""The engine's one public surface: outside ``superfluid.engine`` nothing imports below it (docs/architecture.md),
+nothing reaches into a served model's parts, and everything the surface lists is there."""
 
 from __future__ import annotations
 
@@ -45,3 +44,32 @@ def test_the_surface_lists_what_it_exports() -> None:
     bound = {name for name, value in vars(engine).items() if not name.startswith("_")
              and not isinstance(value, ModuleType)}
     assert bound == set(engine.__all__)
+
+
+def _self_attributes(cls_name: str, module: Path) -> set[str]:
+    """The attributes ``cls_name``'s methods set on ``self``."""
+    tree = ast.parse(module.read_text("utf-8"))
+    parts: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and node.name == cls_name:
+            for sub in ast.walk(node):
+                if (isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store)
+                        and isinstance(sub.value, ast.Name) and sub.value.id == "self"):
+                    parts.add(sub.attr)
+    return parts
+
+
+def test_nothing_outside_the_engine_reaches_into_a_served_model() -> None:
+    """Handlers and the rest use what ServedModel's methods offer: none reads its parts (``served._scheduler``),
+    which is where the surface would leak through an attribute rather than an import."""
+    attributes = _self_attributes("ServedModel", ENGINE / "models" / "served_model.py")
+    parts = {name for name in attributes if name.startswith("_")}
+    assert {"_llama", "_scheduler", "_lora", "_kv_disk"} <= parts
+    assert not attributes & {"llama", "scheduler", "lora", "kv_disk"}, "ServedModel's parts stay private"
+    offenders = []
+    for path in (p for p in PACKAGE.rglob("*.py") if ENGINE not in p.parents):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
+            if (isinstance(node, ast.Attribute) and node.attr in parts
+                    and not (isinstance(node.value, ast.Name) and node.value.id == "self")):
+                offenders.append(f"{path.relative_to(PACKAGE)}:{node.lineno} .{node.attr}")
+    assert offenders == []

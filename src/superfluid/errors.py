@@ -40,12 +40,15 @@ The tree (status, OpenAI ``type``, ``code``)::
 
 Handlers and the engine raise these; a code is the class's, never chosen at the raise site.
 ``superfluid.http.dialect`` renders them in the dialect of the path, before a reply's first byte
-(``error_body``) and as the frame that ends a stream that failed after it (``stream_error``).
+(``error_body``) and as the frame that ends a stream that failed after it (``Dialect.error_frame``).
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any, ClassVar
+
+log = logging.getLogger(__name__)
 
 
 class SuperfluidError(Exception):
@@ -288,3 +291,12 @@ class ReplicaFailed(EngineFailure):
     """The fleet replica serving a stream failed after the stream began."""
 
     default_code = "replica_failed"
+
+
+def as_superfluid_error(exc: Exception) -> SuperfluidError:
+    """``exc`` as the error a client is told of; anything unexpected is logged whole and reported as an engine
+    failure, never with its text."""
+    if isinstance(exc, SuperfluidError):
+        return exc
+    log.exception("stream failed", exc_info=exc)
+    return EngineFailure("the engine failed while streaming; see the server log")

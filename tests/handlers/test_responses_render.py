@@ -10,7 +10,7 @@ from superfluid.engine.types import TextDelta, TokenLogprob, TopLogprob, Usage
 from superfluid.errors import ConstraintUnsatisfiable, EngineFailure
 from superfluid.handlers.openai.responses import shapes
 from superfluid.handlers.openai.responses.render import ResponseRender
-from superfluid.http.dialect import Dialect, stream_error
+from superfluid.http.dialect import Dialect
 
 BASE = shapes.base_response({"model": "m"}, response_id="resp_1", created_at=1, model="m")
 USAGE = Usage(prompt_tokens=10, completion_tokens=5, cached_tokens=4, reasoning_tokens=2)
@@ -143,8 +143,8 @@ def test_a_failure_marks_the_open_item_incomplete() -> None:
     final = render.fail(EngineFailure("decode failed"))
     assert final["status"] == "failed" and final["error"] == {"code": "server_error", "message": "decode failed"}
     assert final["output"][0]["status"] == "incomplete"
-    error = stream_error(Dialect.OPENAI, EngineFailure("decode failed"), typed_events=True)
-    events = _events(render.event(error) + render.terminal(final))
+    error = Dialect.RESPONSES.error_frame(EngineFailure("decode failed"), sequence_number=render.next_sequence())
+    events = _events(error + render.terminal(final))
     assert _types(events) == ["error", "failed"]
     assert events[0]["code"] == "server_error" and events[0]["param"] is None
     assert events[0]["sequence_number"] + 1 == events[1]["sequence_number"] == 6

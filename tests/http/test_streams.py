@@ -8,8 +8,8 @@ import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
-from superfluid.errors import EngineFailure, RateLimited, SuperfluidError
-from superfluid.http.dialect import Dialect, error_body
+from superfluid.errors import EngineFailure, RateLimited
+from superfluid.http.dialect import Dialect
 from superfluid.http.streams import Frame, dumps, sse
 
 T = TypeVar("T")
@@ -35,8 +35,7 @@ async def _collect(stream: AsyncIterator[bytes]) -> list[bytes]:
 
 
 def _openai_sse(source: AsyncIterator[Frame], **kwargs: Any) -> AsyncIterator[bytes]:
-    return sse(source, keepalive_s=kwargs.pop("keepalive_s", 10.0), error_frame=SuperfluidError.openai_body,
-               **kwargs)
+    return sse(source, Dialect.OPENAI, keepalive_s=kwargs.pop("keepalive_s", 10.0), **kwargs)
 
 
 # --- SSE ----------------------------------------------------------------------------------------------
@@ -66,7 +65,7 @@ def test_sse_without_done_marker_and_with_event_names() -> None:
         return frame.get("type")
 
     source = _frames({"type": "message_start"}, {"plain": True})
-    chunks = _run(lambda: _collect(_openai_sse(source, done_marker=False, event_name=name)))
+    chunks = _run(lambda: _collect(sse(source, Dialect.ANTHROPIC, keepalive_s=10.0, event_name=name)))
     assert chunks == [
         b'event: message_start\ndata: {"type":"message_start"}\n\n',
         b'data: {"plain":true}\n\n',
@@ -105,14 +104,11 @@ def test_sse_unexpected_error_is_reported_as_an_engine_failure_without_details()
 
 
 def test_sse_error_frame_in_the_anthropic_dialect_uses_the_event_name() -> None:
-    def anthropic_frame(error: SuperfluidError) -> Frame:
-        return error_body(Dialect.ANTHROPIC, error)
-
     def name(frame: Frame) -> str | None:
         return str(frame["type"])
 
     source = _frames({"type": "ping"}, fail=EngineFailure("lane crashed"))
-    stream = sse(source, keepalive_s=10.0, error_frame=anthropic_frame, done_marker=False, event_name=name)
+    stream = sse(source, Dialect.ANTHROPIC, keepalive_s=10.0, event_name=name)
     chunks = _run(lambda: _collect(stream))
     assert chunks == [
         b'event: ping\ndata: {"type":"ping"}\n\n',
@@ -224,13 +220,12 @@ async def _anthropic_source(fail: Exception | None = None) -> AsyncIterator[Any]
 
 
 def _anthropic_sse(source: AsyncIterator[Any]) -> AsyncIterator[bytes]:
-    return sse(source, keepalive_s=None, error_frame=lambda e: error_body(Dialect.ANTHROPIC, e),
-               event_name=lambda f: str(f["type"]), done_marker=False, keepalive=b"event: ping\ndata: {}\n\n")
+    return sse(source, Dialect.ANTHROPIC, keepalive_s=None, event_name=lambda f: str(f["type"]))
 
 
 def test_sse_passes_framed_bytes_through_and_sends_the_dialects_keepalive() -> None:
     chunks = _run(lambda: _collect(_anthropic_sse(_anthropic_source())))
-    assert chunks == [b"event: message_start\ndata: {}\n\n", b"event: ping\ndata: {}\n\n"]
+    assert chunks == [b"event: message_start\ndata: {}\n\n", b'event: ping\ndata: {"type":"ping"}\n\n']
 
 
 def test_sse_error_after_the_first_byte_is_an_anthropic_error_event() -> None:

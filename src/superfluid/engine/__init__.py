@@ -11,8 +11,7 @@ Rooms: ``models/`` resolves references to files (``model_sources``), loads a GGU
 """
 
 from superfluid.engine.decoding.grammar import ANY_JSON_OBJECT, Constraint
-from superfluid.engine.decoding.tool_calls import ToolCallDelta, ToolChoice, ToolPolicy, ToolSpec, policy_from_openai
-from superfluid.engine.decoding.tool_calls import choose as choose_tools
+from superfluid.engine.decoding.tool_calls import ToolCallDelta, ToolChoice, ToolPolicy, ToolSpec
 from superfluid.engine.embedding.model import EmbeddingModel
 from superfluid.engine.embedding.vectors import Vector, base64_le_f32, cosine_ranking
 from superfluid.engine.embedding.vectors import normalize as normalize_vector
@@ -128,7 +127,6 @@ __all__ = [
     "base64_le_f32",
     "can_switch_thinking",
     "check_template_file",
-    "choose_tools",
     "cosine_ranking",
     "decode_audio",
     "default_references",
@@ -143,7 +141,6 @@ __all__ = [
     "offload_from",
     "offload_problem",
     "placement_of",
-    "policy_from_openai",
     "settings_problem",
     "shared_kv_pool",
     "truncate_vector",

@@ -27,9 +27,9 @@ from superfluid.errors import FleetUnavailable, ReplicaFailed, RouteNotServed, S
 from superfluid.fleet.asgi import ForwardedRequest, ResponseHead
 from superfluid.fleet.metrics import routing_metrics
 from superfluid.fleet.prefix import PREFIX_KWARG, block_hashes, conversation_text
-from superfluid.http.dialect import Dialect, error_body, stream_error
+from superfluid.http.dialect import Dialect, error_body
 from superfluid.http.metrics import CONTENT_TYPE
-from superfluid.http.streams import dumps, sse_data
+from superfluid.http.streams import dumps
 
 log = logging.getLogger(__name__)
 
@@ -44,14 +44,10 @@ def error_response(path: str, error: SuperfluidError) -> Response:
 
 
 def stream_error_frame(path: str, error: SuperfluidError, events_sent: int) -> bytes:
-    """The final SSE message a direct server sends when a stream fails, in the dialect of ``path``: the same
-    renderer as a replica's own (http/dialect.py ``stream_error``)."""
+    """What ends a stream whose replica failed mid-way, in the dialect of ``path``: the error frame and end
+    marker a replica writes itself (http/dialect.py), a Responses error numbered after the events sent."""
     dialect = Dialect.for_path(path)
-    if path == "/v1/responses":
-        return sse_data({**stream_error(dialect, error, typed_events=True), "sequence_number": events_sent}, "error")
-    if dialect is Dialect.ANTHROPIC:
-        return sse_data(stream_error(dialect, error), "error")
-    return sse_data(stream_error(dialect, error)) + b"data: [DONE]\n\n"
+    return dialect.error_frame(error, sequence_number=events_sent) + dialect.end
 
 
 def _events(part: bytes) -> int:
@@ -112,18 +108,20 @@ class FleetHead:
         return error_response(forwarded.path, FleetUnavailable("no fleet replica could answer; try again"))
 
     async def _body(self, path: str, head: ResponseHead, stream: Any) -> AsyncIterator[bytes]:
-        is_sse = (head.header(b"content-type") or b"").startswith(b"text/event-stream")
+        media_type = (head.header(b"content-type") or b"").split(b";")[0].strip().decode("latin-1")
+        dialect = Dialect.for_path(path)
+        is_stream = media_type == dialect.media_type
         events = 0
         try:
             async for part in stream:
-                events += _events(part) if is_sse else 0
+                events += _events(part) if is_stream else 0
                 yield part
         except asyncio.CancelledError:
             raise
         except Exception as exc:
             self._metrics.stream_failures.labels("during").inc()
             log.warning("replica failed during %s: %r", path, exc)
-            if is_sse:
+            if is_stream:
                 error = ReplicaFailed("the fleet replica serving this stream failed; the reply is incomplete")
                 yield stream_error_frame(path, error, events)
         finally:

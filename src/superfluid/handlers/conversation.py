@@ -7,8 +7,8 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any, NoReturn
 
-from superfluid.engine import ChatTemplate, FinishReason, can_switch_thinking
-from superfluid.errors import EngineFailure, UnsupportedInput, UnsupportedParameter
+from superfluid.engine import ChatTemplate, FinishReason, ToolChoice, ToolPolicy, ToolSpec, can_switch_thinking
+from superfluid.errors import EngineFailure, InvalidRequest, UnsupportedInput, UnsupportedParameter
 
 
 def refuse_media(model: str, what: str, param: str) -> NoReturn:
@@ -114,3 +114,14 @@ def _closed(head: str) -> str | None:
     if escaped:
         return None
     return head + ('"' if in_string else "") + "".join(reversed(stack))
+
+
+def choose_tools(specs: list[ToolSpec], picked: ToolChoice, *, parallel: bool, named: bool, param: str) -> ToolPolicy:
+    """The policy of a request's tools and choice, whatever its dialect; ``named``: ``picked`` is the name of
+    the one function that must be called. A choice that names a missing tool, or asks for a call with no tools
+    at all, is a 400 naming ``param``."""
+    if named and picked not in {s.name for s in specs}:
+        raise InvalidRequest(f"{param} names '{picked}', which is not in tools", param=param)
+    if picked not in ("auto", "none") and not specs:
+        raise InvalidRequest(f"{param} asks for a call but no tools were given", param=param)
+    return ToolPolicy(tools=tuple(specs), choice=picked, parallel=parallel)

@@ -1,10 +1,12 @@
 """Running one generation and answering with it, for every dialect: the one stream driver and the whole-reply
 path.
 
-A dialect says how its reply looks by one small ``StreamRenderer`` next to its handler; ``stream_reply`` owns
-everything else, the same for all of them: the direct hook (http/direct.py), admission, keep-alives, the
-client leaving, an error after the first byte, and the response. So the dialects cannot drift in how a stream
-starts, stays alive, fails or ends: only in how its frames are spelled.
+A dialect says how its reply looks by one small ``StreamRenderer`` next to its handler, which spells only what
+differs per reply (``lead``, ``delta``, ``finish``); what is the dialect's (media type, keep-alive, end marker,
+the frame of a failure after the first byte) comes from its ``Dialect`` (http/dialect.py), which the audio
+stream and the fleet head use too. ``stream_reply`` owns everything else, the same for all of them: the direct
+hook (http/direct.py), admission, keep-alives, the client leaving, an error after the first byte, and the
+response. So the dialects cannot drift in how a stream starts, stays alive, fails or ends.
 
 A renderer's ``delta`` may run on the engine thread (a direct stream) or on the loop; ``lead``, ``finish``
 and ``error`` always run on the loop, after every delta the engine handed over was rendered (a choice's
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Coroutine
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from connexion import context
 from starlette.responses import JSONResponse, Response
@@ -31,51 +33,49 @@ from superfluid.engine import (
     TextDelta,
     is_light,
 )
-from superfluid.errors import SuperfluidError
+from superfluid.errors import SuperfluidError, as_superfluid_error
 from superfluid.handlers.context import services
-from superfluid.http.dialect import as_superfluid_error
+from superfluid.http.dialect import SSE, Dialect
 from superfluid.http.direct import DeltaStream
 from superfluid.http.keepalive import PaddedJSONResponse
 from superfluid.http.offload import offload_of
 
 T = TypeVar("T")
 
-SSE = "text/event-stream"
-NDJSON = "application/x-ndjson"
 WARM = "x-superfluid-warm"
 """The header that says how many prompt tokens the prefix cache served."""
 WARM_DISK = "x-superfluid-warm-disk"
 """Of the warm tokens, those loaded from the prefix cache's tiers, RAM or disk (sent only when there are some)."""
 
 
-class StreamRenderer(Protocol):
-    """How one dialect spells one streamed reply (see the module)."""
+class StreamRenderer:
+    """How one dialect spells one streamed reply (see the module). A renderer names its ``dialect`` and writes
+    ``delta`` and ``finish``; the rest has the dialect's defaults."""
 
-    media_type: str
-    direct: bool
+    dialect: Dialect
+    direct = True
     """Whether ``delta`` may run on the engine thread: it reads only state fixed before the start."""
-    end: bytes
-    """Written last, after the finish or the error (OpenAI's ``data: [DONE]``), or nothing."""
 
     def lead(self, generation: GenerationStream, warm: int) -> bytes:
         """What precedes every delta, once a lane took the request (``warm``: prompt tokens already cached)."""
-        ...
+        return b""
 
     def delta(self, event: TextDelta) -> bytes | None:
         """The frames of one delta; None when it shows nothing."""
-        ...
+        raise NotImplementedError
 
     def keepalive(self) -> bytes:
-        """What a quiet stream sends every --keepalive seconds."""
-        ...
+        """What a quiet stream sends every --keepalive seconds: the dialect's."""
+        return self.dialect.keepalive
 
     async def finish(self, finished: Finished) -> bytes:
         """The frames that close the reply."""
-        ...
+        raise NotImplementedError
 
     async def error(self, error: SuperfluidError) -> bytes:
-        """The frames that end a reply whose generation failed after the first byte."""
-        ...
+        """The frames that end a reply whose generation failed after the first byte: the dialect's error frame
+        (the dialect's end marker follows)."""
+        return self.dialect.error_frame(error)
 
 
 async def start_generation(model: ServedModel, request: GenerationRequest,
@@ -104,10 +104,11 @@ async def stream_reply(model: ServedModel, request: GenerationRequest, renderer:
     warm = await unless_client_leaves(generation.admitted(), generation)
     lead = renderer.lead(generation, warm)
     headers = _warm_headers(warm, generation)
-    if renderer.media_type == SSE:
+    media_type = renderer.dialect.media_type
+    if media_type == SSE:
         headers["cache-control"] = "no-cache"
     body = stream_frames(generation, renderer, services().settings.keepalive_s)
-    return out.response(lead, body, cancel=generation.cancel, media_type=renderer.media_type, headers=headers)
+    return out.response(lead, body, cancel=generation.cancel, media_type=media_type, headers=headers)
 
 
 async def stream_frames(generation: GenerationStream, renderer: StreamRenderer,
@@ -125,8 +126,8 @@ async def stream_frames(generation: GenerationStream, renderer: StreamRenderer,
                 yield await renderer.finish(event)
     except Exception as exc:  # after the first byte, an error is the stream's last frame
         yield await renderer.error(as_superfluid_error(exc))
-    if renderer.end:
-        yield renderer.end
+    if renderer.dialect.end:
+        yield renderer.dialect.end
 
 
 async def whole_reply(generation: GenerationStream, render: Callable[[GenerationResult], dict[str, Any]]

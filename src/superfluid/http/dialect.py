@@ -1,6 +1,8 @@
-"""Which API dialect a path speaks, and how each dialect writes an error: the body of a reply that failed
-before its first byte (``error_body``), and the frame that ends a stream that failed after it
-(``stream_error``). Every error a client sees is rendered here, the fleet head's included."""
+"""The API dialects as objects: which one a path speaks, and everything about a stream that is the dialect's and
+not one reply's: its media type, how a message is framed, what a quiet stream sends, the marker after the last
+message, and the frame that ends a stream that failed after its first byte. ``error_body`` is the body of a
+reply that failed before it. Every error a client sees is rendered here: a replica's renderers, the audio
+stream and the fleet head all write a mid-stream failure with ``Dialect.error_frame``."""
 
 from __future__ import annotations
 
@@ -8,9 +10,16 @@ import logging
 from enum import Enum
 from typing import Any
 
-from superfluid.errors import EngineFailure, SuperfluidError
+from superfluid.errors import SuperfluidError
+from superfluid.http.streams import SSE_COMMENT_KEEPALIVE, Frame, ndjson_line, sse_data
 
 log = logging.getLogger(__name__)
+
+SSE = "text/event-stream"
+NDJSON = "application/x-ndjson"
+OPENAI_DONE = b"data: [DONE]\n\n"
+ANTHROPIC_PING = sse_data({"type": "ping"}, "ping")
+"""The keep-alive of an Anthropic stream: an event the SDKs know to skip, not an SSE comment."""
 
 _ANTHROPIC_TYPES = {
     400: "invalid_request_error",
@@ -41,7 +50,11 @@ def shorten(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
 
 
 class Dialect(Enum):
+    """OpenAI's chat, completion and audio streams; OpenAI's Responses API, whose stream is typed events with
+    sequence numbers; Anthropic's Messages; Ollama's NDJSON records."""
+
     OPENAI = "openai"
+    RESPONSES = "responses"
     ANTHROPIC = "anthropic"
     OLLAMA = "ollama"
 
@@ -51,13 +64,52 @@ class Dialect(Enum):
             return cls.ANTHROPIC
         if path == "/" or path.startswith("/api/"):
             return cls.OLLAMA
+        if path == "/v1/responses" or path.startswith("/v1/responses/"):
+            return cls.RESPONSES
         return cls.OPENAI
+
+    @property
+    def api(self) -> str:
+        """The API family (the access log's ``dialect``): Responses is OpenAI's."""
+        return "openai" if self is Dialect.RESPONSES else self.value
+
+    @property
+    def media_type(self) -> str:
+        return NDJSON if self is Dialect.OLLAMA else SSE
+
+    @property
+    def end(self) -> bytes:
+        """Written after a stream's last message, finished or failed: OpenAI's ``data: [DONE]``, else nothing."""
+        return OPENAI_DONE if self is Dialect.OPENAI else b""
+
+    @property
+    def keepalive(self) -> bytes:
+        """What a quiet stream sends: an SSE comment, Anthropic's ``ping`` event. Ollama's is a record naming the
+        stream's model, which its renderer writes; the dialect has none of its own."""
+        if self is Dialect.ANTHROPIC:
+            return ANTHROPIC_PING
+        return b"" if self is Dialect.OLLAMA else SSE_COMMENT_KEEPALIVE
+
+    def frame(self, message: Frame, event: str | None = None) -> bytes:
+        """One message: an NDJSON line, or an SSE message (``event`` names it where the dialect names events)."""
+        return ndjson_line(message) if self is Dialect.OLLAMA else sse_data(message, event)
+
+    def error_frame(self, error: SuperfluidError, *, sequence_number: int = 0) -> bytes:
+        """The message that ends a stream that failed after its first byte (``end`` follows it): OpenAI's error
+        body as a data message, Anthropic's as an ``error`` event, Ollama's as a record, and the Responses API's
+        ``error`` event, whose code, message and param sit at the top, numbered ``sequence_number``."""
+        if self is Dialect.RESPONSES:
+            return sse_data({"type": "error", "code": error.code or error.error_type, "message": shorten(error.message),
+                             "param": error.param, "sequence_number": sequence_number}, "error")
+        body = error_body(self, error)
+        return sse_data(body, "error") if self is Dialect.ANTHROPIC else self.frame(body)
 
 
 def error_body(dialect: Dialect, error: SuperfluidError) -> dict[str, Any]:
     message = shorten(error.message)
     if dialect is Dialect.OLLAMA:
         return {"error": message}
+    # Responses errors before the first byte are OpenAI's body.
     if dialect is Dialect.ANTHROPIC:
         # Anthropic's body has no param field; like the hosted API, the message leads with the field's path.
         # A status without a type of its own (405, 409, 415) keeps the error's kind: a request's fault is
@@ -69,23 +121,3 @@ def error_body(dialect: Dialect, error: SuperfluidError) -> dict[str, Any]:
     body = error.openai_body()
     body["error"]["message"] = message
     return body
-
-
-def stream_error(dialect: Dialect, error: SuperfluidError, *, typed_events: bool = False) -> dict[str, Any]:
-    """The last frame of a stream that failed after its first byte. OpenAI's chat and completion streams send
-    the error body as a data message, Anthropic's an ``error`` event with its body, Ollama's a record with
-    ``error``. ``typed_events`` is the Responses API's ``error`` event, whose code, message and param sit at
-    the top (the caller numbers it in its stream's sequence)."""
-    if typed_events:
-        return {"type": "error", "code": error.code or error.error_type, "message": shorten(error.message),
-                "param": error.param}
-    return error_body(dialect, error)
-
-
-def as_superfluid_error(exc: Exception) -> SuperfluidError:
-    """``exc`` as the error a client is told of; anything unexpected is logged whole and reported as an engine
-    failure, never with its text."""
-    if isinstance(exc, SuperfluidError):
-        return exc
-    log.exception("stream failed", exc_info=exc)
-    return EngineFailure("the engine failed while streaming; see the server log")

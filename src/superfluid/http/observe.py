@@ -137,7 +137,7 @@ class RequestObserver:
         path, method = scope.get("path", ""), scope.get("method", "GET")
         client = scope.get("client")
         record = RequestRecord(method=method, path=path, route=self.routes.match(method, path),
-                               dialect=Dialect.for_path(path).value, client=client[0] if client else "-")
+                               dialect=Dialect.for_path(path).api, client=client[0] if client else "-")
         scope[RECORD] = record
         token = CURRENT.set(record.usage)
         if self.metrics is not None:

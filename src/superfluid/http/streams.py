@@ -8,10 +8,12 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from superfluid.errors import SuperfluidError
-from superfluid.http.dialect import as_superfluid_error
+if TYPE_CHECKING:
+    from superfluid.http.dialect import Dialect
+
+from superfluid.errors import as_superfluid_error
 
 log = logging.getLogger(__name__)
 
@@ -75,21 +77,14 @@ def ndjson_line(frame: Frame | str) -> bytes:
     return ((frame if isinstance(frame, str) else dumps(frame)) + "\n").encode()
 
 
-async def sse(
-    source: AsyncIterator[Any],
-    *,
-    keepalive_s: float | None,
-    error_frame: Callable[[SuperfluidError], Frame],
-    done_marker: bool = True,
-    event_name: Callable[[Frame], str | None] | None = None,
-    keepalive: bytes = SSE_COMMENT_KEEPALIVE,
-) -> AsyncIterator[bytes]:
-    """Encode frames as SSE ``data:`` lines; quiet periods send ``keepalive`` (a ``: keep-alive`` comment, or a
-    dialect's own event such as Anthropic's ``ping``)."""
+async def sse(source: AsyncIterator[Any], dialect: Dialect, *, keepalive_s: float | None,
+              event_name: Callable[[Frame], str | None] | None = None) -> AsyncIterator[bytes]:
+    """Encode frames as SSE ``data:`` lines (named by ``event_name``) in ``dialect``: quiet periods send its
+    keep-alive, a failure after the first byte its error frame, and its end marker comes last."""
     try:
         async for frame in _timed(source, keepalive_s):
             if frame is None:
-                yield keepalive
+                yield dialect.keepalive
             elif isinstance(frame, bytes):
                 yield frame
             elif isinstance(frame, str) or event_name is None:
@@ -97,8 +92,6 @@ async def sse(
             else:
                 yield sse_data(frame, event_name(frame))
     except Exception as exc:  # an error after the first byte becomes a final frame
-        frame = error_frame(as_superfluid_error(exc))
-        yield sse_data(frame, event_name(frame) if event_name else None)
-    if done_marker:
-        yield b"data: [DONE]\n\n"
-
+        yield dialect.error_frame(as_superfluid_error(exc))
+    if dialect.end:
+        yield dialect.end

@@ -15,10 +15,11 @@ from superfluid.engine.decoding.grammar import Constraint
 from superfluid.engine.decoding.json_reply_readers import GenericReader, Llama3Reader
 from superfluid.engine.decoding.marked_readers import GemmaReader, HermesReader, MistralReader
 from superfluid.engine.decoding.output_plan import plan_output
-from superfluid.engine.decoding.tool_calls import ToolPolicy, ToolSpec, policy_from_openai
+from superfluid.engine.decoding.tool_calls import ToolPolicy, ToolSpec
 from superfluid.engine.models.chat_template import BUILTIN_TEMPLATES, ChatTemplate, builtin_template_source
 from superfluid.engine.types import ChatMessage
 from superfluid.errors import ConstraintUnsatisfiable, UnsupportedParameter
+from superfluid.handlers.openai.params import tool_policy
 from tests.engine.bundled_vocab import accepts, grammar_tokenizer
 
 TEMPLATES = Path(__file__).resolve().parents[3] / "conformance" / "templates"
@@ -34,7 +35,7 @@ def _template(family: str) -> ChatTemplate:
 
 
 def _policy(choice: Any) -> ToolPolicy:
-    return policy_from_openai([WEATHER], choice, None)
+    return tool_policy([WEATHER], choice, None)
 
 
 ASK = (ChatMessage("user", "What is the weather in Paris?"),)

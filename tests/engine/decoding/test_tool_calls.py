@@ -1,11 +1,10 @@
-"""Tool calling: policies from OpenAI fields, call ids, and the call format each template speaks.
+"""Tool calling: call ids, and the call format each template speaks (policies from a request's fields are the
+handlers', tests/handlers/test_tool_policy.py).
 
 The grammars are tested in test_tool_grammars.py, the incremental readers in test_tool_readers.py.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import pytest
 
@@ -13,62 +12,9 @@ from superfluid.engine.decoding.tool_calls import (
     mistral_call_id,
     new_call_id,
     new_mistral_call_id,
-    policy_from_openai,
     solar_call_id,
     tool_format,
 )
-from superfluid.errors import InvalidRequest
-
-# ---- policy_from_openai -----------------------------------------------------------------------------------
-
-WEATHER = {"type": "function", "function": {"name": "get_weather", "description": "Weather",
-                                            "parameters": {"type": "object",
-                                                           "properties": {"city": {"type": "string"}}}}}
-CLOCK = {"type": "function", "function": {"name": "get_time"}}
-
-
-def test_policy_defaults() -> None:
-    policy = policy_from_openai([WEATHER, CLOCK], None, None)
-    assert policy.choice == "auto" and policy.parallel is False and policy.active
-    assert [t.name for t in policy.tools] == ["get_weather", "get_time"]
-    clock = policy.tools[1]
-    assert clock.description == "" and clock.parameters == {"type": "object", "properties": {}}
-    assert not policy_from_openai(None, None, None).active
-
-
-@pytest.mark.parametrize("parallel, expected", [(True, True), (False, False), (None, False)])
-def test_parallel_only_when_asked(parallel: bool | None, expected: bool) -> None:
-    assert policy_from_openai([WEATHER], "required", parallel).parallel is expected
-
-
-def test_named_choice_narrows_the_callable_tools() -> None:
-    policy = policy_from_openai([WEATHER, CLOCK], {"type": "function", "function": {"name": "get_time"}}, None)
-    assert policy.choice == "get_time"
-    assert [t.name for t in policy.callable_tools()] == ["get_time"]
-
-
-def test_none_is_inactive_but_keeps_the_tools() -> None:
-    policy = policy_from_openai([WEATHER], "none", None)
-    assert not policy.active
-    assert len(policy.tools) == 1
-
-
-@pytest.mark.parametrize("tools, choice, param, words", [
-    ([WEATHER], {"type": "function", "function": {"name": "launch"}}, "tool_choice", "launch"),
-    ([WEATHER], {"type": "function"}, "tool_choice", "name a function"),
-    ([WEATHER], "sometimes", "tool_choice", "sometimes"),
-    (None, "required", "tool_choice", "no tools"),
-    ([], {"type": "function", "function": {"name": "get_weather"}}, "tool_choice", "not in tools"),
-    ([WEATHER, {"type": "retrieval"}], None, "tools[1]", "function"),
-    ([{"type": "function", "function": {"description": "nameless"}}], None, "tools[0]", "name"),
-], ids=["unknown_function", "choice_without_name", "unknown_word", "required_without_tools",
-        "named_without_tools", "not_a_function", "function_without_name"])
-def test_bad_policies_are_400s_naming_the_field(tools: Any, choice: Any, param: str, words: str) -> None:
-    with pytest.raises(InvalidRequest) as caught:
-        policy_from_openai(tools, choice, None)
-    assert caught.value.param == param
-    assert words in str(caught.value)
-
 
 # ---- call ids ---------------------------------------------------------------------------------------------
 

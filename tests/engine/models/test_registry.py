@@ -60,6 +60,13 @@ class FakeServed:
         self.closed = False
         self.lora = FakeAdapters()
 
+    @property
+    def adapters(self) -> Any:
+        return self.lora.active
+
+    async def load_adapter(self, name: str, scale: float, *, apply: bool = True) -> Any:
+        return await self.lora.load(name, scale, apply=apply)
+
     def close(self) -> None:
         self.closed = True
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from superfluid.engine.decoding import output_plan
-from superfluid.engine.decoding.tool_calls import policy_from_openai
 from superfluid.engine.models.model_sources import DEFAULT_MODEL, resolve
 from superfluid.engine.models.served_model import ServedModel
 from superfluid.engine.types import ChatMessage, ChatPrompt, GenerationRequest
 from superfluid.errors import ContextLengthExceeded
+from superfluid.handlers.openai.params import tool_policy
 from superfluid.settings import Settings
 
 pytestmark = pytest.mark.filterwarnings("ignore:llama_token_get_attr is deprecated:DeprecationWarning")
@@ -38,7 +38,7 @@ def served() -> Iterator[ServedModel]:
 
 
 def _request(served: ServedModel, n: int) -> GenerationRequest:
-    return GenerationRequest(model=served.id, n=n, tools=policy_from_openai(WEATHER, "auto", None),
+    return GenerationRequest(model=served.id, n=n, tools=tool_policy(WEATHER, "auto", None),
                              prompt=ChatPrompt(messages=(ChatMessage(role="user", content="Weather in Oslo?"),)))
 
 
@@ -65,7 +65,7 @@ def test_a_prompt_too_long_for_the_window_is_refused_before_its_grammar_is_writt
     monkeypatch.setattr(output_plan, "compile_constraint", lambda c: compiled.append(c) or "")
     tools = [{"type": "function", "function": {"name": f"t{i}", "parameters": {
         "type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}}} for i in range(400)]
-    request = GenerationRequest(model=served.id, tools=policy_from_openai(tools, "required", None),
+    request = GenerationRequest(model=served.id, tools=tool_policy(tools, "required", None),
                                 prompt=ChatPrompt(messages=(ChatMessage(role="user", content="Hi"),)))
     with pytest.raises(ContextLengthExceeded):
         served.prepare(request)
@@ -81,7 +81,7 @@ def thinking() -> Iterator[ServedModel]:
 
 
 def _ask(served: ServedModel, choice: str) -> GenerationRequest:
-    return GenerationRequest(model=served.id, tools=policy_from_openai(WEATHER, choice, None),
+    return GenerationRequest(model=served.id, tools=tool_policy(WEATHER, choice, None),
                              prompt=ChatPrompt(messages=(ChatMessage(role="user", content="Weather in Oslo?"),)))
 
 
@@ -91,7 +91,7 @@ def test_a_forced_call_closes_the_reasoning_block_the_template_opened(thinking: 
     forced = thinking.prepare(_ask(thinking, "required"))
     assert not forced.starts_in_reasoning
     buf = ctypes.create_string_buffer(256)
-    tail = b"".join(thinking.llama.piece(t, buf, special=True) for t in forced.tokens[-12:]).decode()
+    tail = b"".join(thinking._llama.piece(t, buf, special=True) for t in forced.tokens[-12:]).decode()
     assert tail.endswith("<think>\n\n</think>\n\n"), tail
     free = thinking.prepare(_ask(thinking, "auto"))
     assert free.starts_in_reasoning, "auto leaves the model to think first"

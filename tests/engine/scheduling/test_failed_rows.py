@@ -75,7 +75,7 @@ async def _text(stream: GenerationStream, started: asyncio.Event | None = None) 
 
 
 def test_a_refused_request_fails_alone_while_others_stream(served: ServedModel) -> None:
-    stats = served.scheduler.stats
+    stats = served._scheduler.stats
 
     async def together() -> list[Reply]:
         return list(await asyncio.gather(*(_text(stream) for stream in _together(served, PROMPTS))))

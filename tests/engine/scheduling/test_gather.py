@@ -55,13 +55,13 @@ async def _finish(stream: GenerationStream) -> None:
 
 
 def _prefills(served: ServedModel) -> int:
-    return served.scheduler.stats.decodes["prefill"].calls
+    return served._scheduler.stats.decodes["prefill"].calls
 
 
 def test_a_burst_still_on_its_way_is_prefilled_with_the_first_request(served: ServedModel,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(served.scheduler, "gather_s", 30.0)  # the second lands long before: no race on a slow host
-    stats = served.scheduler.stats
+    monkeypatch.setattr(served._scheduler, "gather_s", 30.0)  # the second lands long before: no race on a slow host
+    stats = served._scheduler.stats
 
     async def burst() -> None:
         first, second = request_scope.RequestScope(), request_scope.RequestScope()
@@ -69,7 +69,7 @@ def test_a_burst_still_on_its_way_is_prefilled_with_the_first_request(served: Se
         second.arriving()  # both bodies read; the second is still being templated when the first is queued
         one = _submit(served, first, "Name a river in Spain.")
         deadline = time.monotonic() + 60
-        while served.scheduler.queued and time.monotonic() < deadline:
+        while served._scheduler.queued and time.monotonic() < deadline:
             await asyncio.sleep(0.005)  # the engine admits the first, then waits for the second
         two = _submit(served, second, "Name a mountain in Peru.")
         await asyncio.gather(_finish(one), _finish(two))
@@ -82,11 +82,11 @@ def test_a_burst_still_on_its_way_is_prefilled_with_the_first_request(served: Se
 
 
 def test_gather_ms_reaches_the_scheduler(served: ServedModel) -> None:
-    assert served.scheduler.gather_s == 0.02
+    assert served._scheduler.gather_s == 0.02
 
 
 def test_one_request_at_a_time_never_waits(served: ServedModel) -> None:
-    stats = served.scheduler.stats
+    stats = served._scheduler.stats
 
     async def one() -> None:
         scope = request_scope.RequestScope()
@@ -101,8 +101,8 @@ def test_one_request_at_a_time_never_waits(served: ServedModel) -> None:
 
 def test_a_request_that_never_lands_holds_the_first_decode_for_gather_s_at_most(
         served: ServedModel, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(served.scheduler, "gather_s", 0.2)
-    stats = served.scheduler.stats
+    monkeypatch.setattr(served._scheduler, "gather_s", 0.2)
+    stats = served._scheduler.stats
     elsewhere = request_scope.RequestScope()
     elsewhere.arriving()  # a request on its way to another model, or one that will fail validation
 
@@ -121,8 +121,8 @@ def test_a_request_that_never_lands_holds_the_first_decode_for_gather_s_at_most(
 
 
 def test_gather_ms_zero_never_waits(served: ServedModel, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(served.scheduler, "gather_s", 0.0)  # --gather-ms 0, the default
-    stats = served.scheduler.stats
+    monkeypatch.setattr(served._scheduler, "gather_s", 0.0)  # --gather-ms 0, the default
+    stats = served._scheduler.stats
     elsewhere = request_scope.RequestScope()
     elsewhere.arriving()
 

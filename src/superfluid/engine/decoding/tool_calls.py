@@ -47,8 +47,6 @@ import string
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from superfluid.errors import InvalidRequest
-
 ToolChoice = Literal["auto", "none", "required"] | str
 """auto, none, required, or the name of one function that must be called."""
 
@@ -242,45 +240,3 @@ def tool_format(template_source: str, supports_tools: bool) -> ToolFormat:
     if "tool_code" in template_source:
         return "gemma"
     return "generic"
-
-
-# ---- request fields --------------------------------------------------------------------------------------
-
-
-def policy_from_openai(tools: list[dict[str, Any]] | None, choice: Any, parallel: bool | None) -> ToolPolicy:
-    """OpenAI ``tools`` / ``tool_choice`` / ``parallel_tool_calls`` -> a ToolPolicy (400 on a bad choice)."""
-    specs = []
-    for i, tool in enumerate(tools or []):
-        fn = tool.get("function") if isinstance(tool, dict) else None
-        if tool.get("type", "function") != "function" or not isinstance(fn, dict) or not fn.get("name"):
-            raise InvalidRequest("each tool must be {\"type\": \"function\", \"function\": {\"name\", ...}}",
-                                 param=f"tools[{i}]")
-        specs.append(ToolSpec(name=str(fn["name"]), description=str(fn.get("description") or ""),
-                              parameters=fn.get("parameters") or {"type": "object", "properties": {}}))
-    if choice is None:
-        picked: ToolChoice = "auto"
-        named = False
-    elif isinstance(choice, str):
-        if choice not in ("auto", "none", "required"):
-            raise InvalidRequest(f"tool_choice must be auto, none, required or a function; got '{choice}'",
-                                 param="tool_choice")
-        picked, named = choice, False
-    else:
-        name = (choice.get("function") or {}).get("name") if isinstance(choice, dict) else None
-        if not name:
-            raise InvalidRequest('tool_choice must name a function: {"type": "function", "function": {"name"}}',
-                                 param="tool_choice")
-        picked, named = str(name), True
-    # As llama-server does, one call per reply unless the client asks for parallel calls.
-    return choose(specs, picked, parallel=parallel is True, named=named, param="tool_choice")
-
-
-def choose(specs: list[ToolSpec], picked: ToolChoice, *, parallel: bool, named: bool, param: str) -> ToolPolicy:
-    """The policy of a request's tools and choice, whatever its dialect; ``named``: ``picked`` is the name of
-    the one function that must be called. A choice that names a missing tool, or asks for a call with no tools
-    at all, is a 400 naming ``param``."""
-    if named and picked not in {s.name for s in specs}:
-        raise InvalidRequest(f"{param} names '{picked}', which is not in tools", param=param)
-    if picked not in ("auto", "none") and not specs:
-        raise InvalidRequest(f"{param} asks for a call but no tools were given", param=param)
-    return ToolPolicy(tools=tuple(specs), choice=picked, parallel=parallel)

@@ -303,12 +303,12 @@ class ModelRegistry:
                                          f"model '{model.entry.id}' is of kind {loaded.profile.kind}")
                 served = cast(ServedModel, loaded)  # the kind decides what its runtime served it as
                 for name, scale in self.settings.lora:
-                    await served.lora.load(name, scale, apply=not self.settings.lora_init_without_apply)
+                    await served.load_adapter(name, scale, apply=not self.settings.lora_init_without_apply)
             return
         served = cast(ServedModel, loaded)  # adapters were saved only from a generation model
         for name, scale in model.adapters:
             try:
-                await served.lora.load(name, scale)
+                await served.load_adapter(name, scale)
             except AdapterRefused as exc:
                 log.warning("model %s loaded again without LoRA adapter %s: %s", model.entry.id, name, exc.message)
 
@@ -387,7 +387,7 @@ class ModelRegistry:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(model.released.wait(), timeout=IDLE_POLL_S)
             if served.profile.kind == "generation":  # only generation models take LoRA adapters
-                model.adapters = tuple((a.id, a.scale) for a in cast(ServedModel, served).lora.active)
+                model.adapters = tuple((a.id, a.scale) for a in cast(ServedModel, served).adapters)
             await asyncio.to_thread(served.close)
             model.served = None
             model.lifecycle.count(model.lifecycle.unloads, reason)

@@ -19,7 +19,7 @@ from superfluid.engine.decoding.text_output import TextOutput
 from superfluid.engine.decoding.tool_calls import format_markers
 from superfluid.engine.models.chat_template import close_reasoning
 from superfluid.engine.models.llama_model import LlamaModel
-from superfluid.engine.models.lora import AdapterCatalog, ModelAdapters
+from superfluid.engine.models.lora import AdapterCatalog, AdapterSet, ModelAdapters
 from superfluid.engine.models.model_sources import ModelSource
 from superfluid.engine.models.offload import DeviceBook, Placement
 from superfluid.engine.models.profile import ModelProfile
@@ -123,7 +123,7 @@ class ServedModel:
                  stats: EngineStats | None = None) -> None:
         self.profile = profile
         self.id = profile.id
-        self.llama = llama
+        self._llama = llama
         self.settings = settings
         self.template = profile.template
         self.sampling_defaults = profile.sampling_defaults
@@ -137,10 +137,10 @@ class ServedModel:
         # <|START_THINKING|>): written out, so the reasoning split sees them.
         reasoning = ((text, llama.control_token(text)) for text in self.template.reasoning)
         self.reasoning_tokens = frozenset(token for _, token in reasoning if token is not None)
-        self.kv_disk = open_disk_tier(llama, settings, profile.id)
-        self.scheduler = Scheduler(llama, name=profile.id, grammar=self.grammar_tokenizer,
+        self._kv_disk = open_disk_tier(llama, settings, profile.id)
+        self._scheduler = Scheduler(llama, name=profile.id, grammar=self.grammar_tokenizer,
                                    spec_draft=settings.spec_draft, stats=stats,
-                                   gather_s=settings.gather_ms / 1000, kv_disk=self.kv_disk,
+                                   gather_s=settings.gather_ms / 1000, kv_disk=self._kv_disk,
                                    adapt_threads=settings.threads == 0,
                                    checkpoints=CheckpointPolicy(settings.ctx_checkpoints, settings.checkpoint_min_step))
         self._generation_prompts: dict[str, int] = {}
@@ -151,7 +151,7 @@ class ServedModel:
                      settings.ctx_checkpoints, " (--spec-draft is ignored)" if settings.spec_draft else "")
         self.longest_token = self._longest_token()
         """Bytes in the longest token's text (special tokens included): the early bound's divisor."""
-        self.lora = ModelAdapters(profile.id, llama.path, AdapterCatalog(settings), self.scheduler)
+        self._lora = ModelAdapters(profile.id, llama.path, AdapterCatalog(settings), self._scheduler)
 
     @classmethod
     def load(cls, model_id: str, source: ModelSource, settings: Settings,
@@ -172,66 +172,80 @@ class ServedModel:
         return cls(profile, llama, settings, stats)
 
     def close(self) -> None:
-        self.scheduler.close()
+        self._scheduler.close()
+
+    # ---- LoRA adapters (docs/lora.md) -------------------------------------------------------------------------
+    @property
+    def adapters(self) -> AdapterSet:
+        """The adapters new requests take."""
+        return self._lora.active
+
+    async def load_adapter(self, name: str, scale: float, *, apply: bool = True) -> AdapterSet:
+        """Check an adapter file, load it on the engine thread and (with ``apply``) make it active."""
+        return await self._lora.load(name, scale, apply=apply)
+
+    def unload_adapter(self, name: str | None) -> AdapterSet:
+        """Take one adapter off (``name``), or all of them (None)."""
+        return self._lora.unload(name)
 
     @property
     def idle(self) -> bool:
         """No request waiting for a lane and none decoding."""
-        return self.scheduler.idle
+        return self._scheduler.idle
 
     @property
     def drafting(self) -> bool:
         """Prompt-lookup drafting is on (--spec-draft, and a memory that can drop rejected drafts)."""
-        return self.scheduler.spec_draft > 0
+        return self._scheduler.spec_draft > 0
 
     @property
     def placement(self) -> Placement:
         """Where llama.cpp put the model's layers and buffers."""
-        return self.llama.placement
+        return self._llama.placement
 
     def memory_view(self) -> dict[str, Any]:
         """What /props and /slots say of the model's sequence memory: its kind, whether a lane can be cut back to
         any token, and (for recurrent state) the checkpoint settings."""
-        view: dict[str, Any] = {"kind": self.llama.memory_kind, "rollback": self.llama.rollback}
-        if not self.llama.rollback:
-            policy = self.scheduler.checkpoints
+        view: dict[str, Any] = {"kind": self._llama.memory_kind, "rollback": self._llama.rollback}
+        if not self._llama.rollback:
+            policy = self._scheduler.checkpoints
             view["checkpoints"] = {"max_per_lane": policy.max_per_lane, "min_step": policy.min_step}
         return view
 
     @property
     def n_ctx(self) -> int:
-        return int(self.llama.n_ctx)
+        return int(self._llama.n_ctx)
 
     @property
     def n_vocab(self) -> int:
         """Tokens in the vocabulary: the range a logit bias may name."""
-        return int(self.llama.meta.n_vocab)
+        return int(self._llama.meta.n_vocab)
 
     def kv_snapshot(self) -> dict[str, int]:
         """The KV pool as /props reports it (cells in use, cached prefixes)."""
-        return self.scheduler.snapshot()
+        return self._scheduler.snapshot()
 
     def slot_view(self) -> dict[str, Any]:
         """The lanes, the pool, the queue and the tick plan as /slots reports them."""
-        return self.scheduler.slot_view()
+        return self._scheduler.slot_view()
 
     # ---- requests ---------------------------------------------------------------------------------
     def tokenize(self, text: str, *, add_special: bool = False) -> list[int]:
-        return self.llama.tokenize(text, add_special=add_special, parse_special=True)
+        return self._llama.tokenize(text, add_special=add_special, parse_special=True)
 
     def pieces(self, tokens: list[int]) -> list[str]:
         """Each token's text as the model writes it (special tokens included)."""
         buf = ctypes.create_string_buffer(256)
-        return [self.llama.piece(t, buf, special=True).decode("utf-8", errors="replace") for t in tokens]
+        return [self._llama.piece(t, buf, special=True).decode("utf-8", errors="replace") for t in tokens]
 
     def _longest_token(self) -> int:
         buf = ctypes.create_string_buffer(256)
-        return max((len(self.llama.piece(t, buf, special=True)) for t in range(self.llama.meta.n_vocab)), default=1)
+        return max((len(self._llama.piece(t, buf, special=True)) for t in range(self._llama.meta.n_vocab)), default=1)
 
     def _overlong_chars(self, check_window: bool) -> int | None:
         """How many characters prove a prompt too long for the window before tokenizing, whatever its tokens
         turn out to be; None when no length proves it (a count of tokens, or a vocabulary that drops text)."""
-        if not check_window or llama_cpp.llama_vocab_type(self.llama.vocab) not in LENGTH_PRESERVING_VOCABS:
+        if not check_window or llama_cpp.llama_vocab_type(self._llama.vocab) not in LENGTH_PRESERVING_VOCABS:
             return None
         return self.n_ctx * self.longest_token * EARLY_BOUND_MARGIN
 
@@ -317,7 +331,7 @@ class ServedModel:
                 self._check_prefill(request, opened=opened)
                 text += prompt.prefill
             self._refuse_overlong(len(text), "messages", check_window)
-            tokens = self.llama.tokenize(text, add_special=False, parse_special=True,
+            tokens = self._llama.tokenize(text, add_special=False, parse_special=True,
                                          stop_after=self.n_ctx if check_window else None)
             bos = self._bos()
             if bos is not None and (not tokens or tokens[0] != bos):
@@ -332,7 +346,7 @@ class ServedModel:
             else:
                 assert isinstance(prompt, TextPrompt)
                 self._refuse_overlong(len(prompt.text), "prompt", check_window)
-                tokens = self.llama.tokenize(prompt.text, add_special=True, parse_special=False)
+                tokens = self._llama.tokenize(prompt.text, add_special=True, parse_special=False)
             prepared = PreparedPrompt(tuple(tokens), plan=plan)
         if not prepared.tokens:
             raise InvalidRequest("the prompt is empty", param="prompt")
@@ -350,7 +364,7 @@ class ServedModel:
         """Tokens the template's generation prompt adds at the end of a chat prompt, for a model with recurrent
         state (its lanes save a checkpoint before them); 0 for other models, or when the template shows none.
         Worked out once per set of template arguments, on a one-message conversation."""
-        if self.llama.rollback or not prompt.add_generation_prompt or prompt.prefill:
+        if self._llama.rollback or not prompt.add_generation_prompt or prompt.prefill:
             return 0
         key = repr(sorted(prompt.template_kwargs.items()))
         count = self._generation_prompts.get(key)
@@ -380,12 +394,12 @@ class ServedModel:
                                  "output format", param="messages")
 
     def _bos(self) -> int | None:
-        return self.llama.bos_token if self.llama.meta.add_bos else None
+        return self._llama.bos_token if self._llama.meta.add_bos else None
 
     def require_fim(self, *, asked: str | None = None) -> None:
         """FimUnsupported unless this model has FIM tokens; ``asked``: the model the request named, which sent it
         here as its --fim-model."""
-        if self.llama.meta.fim is not None:
+        if self._llama.meta.fim is not None:
             return
         if asked is None:
             raise FimUnsupported(f"model '{self.id}' has no fill-in-the-middle tokens", param="suffix")
@@ -394,10 +408,10 @@ class ServedModel:
 
     def _fim_tokens(self, prompt: FimPrompt) -> list[int]:
         self.require_fim()
-        fim = self.llama.meta.fim
+        fim = self._llama.meta.fim
         assert fim is not None
-        prefix = self.llama.tokenize(prompt.prefix, add_special=False, parse_special=False)
-        suffix = self.llama.tokenize(prompt.suffix, add_special=False, parse_special=False)
+        prefix = self._llama.tokenize(prompt.prefix, add_special=False, parse_special=False)
+        suffix = self._llama.tokenize(prompt.suffix, add_special=False, parse_special=False)
         if prompt.mode == "spm":
             body = [fim.suffix, *suffix, fim.prefix, *prefix, fim.middle]
         else:
@@ -418,17 +432,17 @@ class ServedModel:
 
     def disk_view(self) -> dict[str, Any] | None:
         """The disk tier's figures (as /slots shows them), or None without one."""
-        return self.scheduler.disk_view()
+        return self._scheduler.disk_view()
 
     async def from_disk(self, request: GenerationRequest, prepared: PreparedPrompt) -> Found | None:
         """The longest prefix of the prompt the disk tier holds, read off the loop, when it is at least a block
         longer than what the lanes hold now; None otherwise (and always for batch-invariant requests)."""
-        tier = self.kv_disk
+        tier = self._kv_disk
         if tier is None or request.batch_invariant:
             return None
-        adapters = self.lora.active
+        adapters = self._lora.active
         found = tier.find(prepared.tokens, repr(adapters))
-        if found is None or found.common < self.scheduler.cached_hint(prepared.tokens, adapters) + BLOCK:
+        if found is None or found.common < self._scheduler.cached_hint(prepared.tokens, adapters) + BLOCK:
             return None
         return await asyncio.to_thread(tier.read, found)
 
@@ -451,7 +465,7 @@ class ServedModel:
         chat = isinstance(request.prompt, ChatPrompt)
         thinking = chat and self.template.thinks
         answer_tags = self.template.answer_tags if chat else None
-        banned = self.llama.eog_tokens if request.sampling.ignore_eos else ()
+        banned = self._llama.eog_tokens if request.sampling.ignore_eos else ()
         defaults = self.model_sampling_defaults if request.batch_line else self.sampling_defaults
         plan = prepared.plan
         deadline = None
@@ -478,7 +492,7 @@ class ServedModel:
                 qos=request.qos,
                 deadline=deadline,
                 batch_invariant=request.batch_invariant,
-                adapters=self.lora.active,
+                adapters=self._lora.active,
                 generation_prompt=prepared.generation_prompt,
             )
             for i in range(request.n)
@@ -486,10 +500,10 @@ class ServedModel:
         jobs[0].disk = disk
         for sibling in jobs[1:]:
             sibling.after = jobs[0]  # n > 1: one prefill, copied into the other lanes
-        if not self.scheduler.submit(jobs, queue_limit=self.settings.queue_size):
+        if not self._scheduler.submit(jobs, queue_limit=self.settings.queue_size):
             raise ConcurrencyLimited(
-                f"model '{self.id}' has {self.scheduler.queued} requests waiting (limit {self.settings.queue_size})",
+                f"model '{self.id}' has {self._scheduler.queued} requests waiting (limit {self.settings.queue_size})",
                 retry_after_s=1.0)
-        stream = GenerationStream(jobs, sink, self.scheduler.cancel, len(prepared.tokens))
+        stream = GenerationStream(jobs, sink, self._scheduler.cancel, len(prepared.tokens))
         stream.gathered = gathered
         return stream

@@ -21,10 +21,9 @@ from superfluid.engine import (
     ToolPolicy,
     ToolSpec,
     can_switch_thinking,
-    choose_tools,
 )
 from superfluid.errors import InvalidRequest
-from superfluid.handlers.conversation import refuse_media
+from superfluid.handlers.conversation import choose_tools, refuse_media
 from superfluid.handlers.openai import params as openai_params
 
 MEDIA_BLOCKS = {"image": "images", "document": "documents"}

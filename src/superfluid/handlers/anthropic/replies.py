@@ -15,15 +15,12 @@ from collections.abc import Iterable
 from typing import Any, Literal
 
 from superfluid.engine import ChoiceResult, Finished, FinishReason, GenerationStream, TextDelta, ToolCallDelta
-from superfluid.errors import SuperfluidError
 from superfluid.handlers.conversation import parsed_calls
-from superfluid.http.dialect import Dialect, stream_error
+from superfluid.handlers.generation import StreamRenderer
+from superfluid.http.dialect import Dialect
 from superfluid.http.streams import Frame, dumps, sse_data
 
 BlockKind = Literal["text", "thinking", "tool_use"]
-
-PING = sse_data({"type": "ping"}, "ping")
-"""The keep-alive of an Anthropic stream: an event the SDKs know to skip, not an SSE comment."""
 
 _STOP_REASONS: dict[FinishReason, str] = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use"}
 
@@ -87,7 +84,7 @@ def _event(frame: Frame) -> bytes:
     return sse_data(frame, str(frame["type"]))
 
 
-class MessageEvents:
+class MessageEvents(StreamRenderer):
     """The events of one streamed message (a StreamRenderer, handlers/generation.py).
 
     ``delta`` renders one TextDelta; it is called in order, one thread at a time (the engine thread when the
@@ -95,9 +92,7 @@ class MessageEvents:
     message; the loop calls it after the engine's last delta (the Finished event follows every delta).
     """
 
-    media_type = "text/event-stream"
-    direct = True
-    end = b""
+    dialect = Dialect.ANTHROPIC
 
     def __init__(self, message_id: str, model: str, *, show_thinking: bool) -> None:
         self.message_id, self.model, self.show_thinking = message_id, model, show_thinking
@@ -113,9 +108,6 @@ class MessageEvents:
                        usage_body=usage(generation.prompt_tokens, 0, warm))
         return _event({"type": "message_start", "message": body})
 
-    def keepalive(self) -> bytes:
-        return PING
-
     def delta(self, event: TextDelta) -> bytes | None:
         out: list[bytes] = []
         if event.reasoning:
@@ -128,9 +120,6 @@ class MessageEvents:
         if event.tool_calls:
             self._calls(event.tool_calls, out)
         return b"".join(out) or None
-
-    async def error(self, error: SuperfluidError) -> bytes:
-        return sse_data(stream_error(Dialect.ANTHROPIC, error), "error")
 
     async def finish(self, finished: Finished) -> bytes:
         out: list[bytes] = []

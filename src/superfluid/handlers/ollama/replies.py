@@ -19,16 +19,14 @@ from superfluid.engine import (
     FinishReason,
     GenerationRequest,
     GenerationResult,
-    GenerationStream,
     ServedModel,
     TextDelta,
     TokenLogprob,
     ToolCallDelta,
 )
-from superfluid.errors import SuperfluidError
 from superfluid.handlers.conversation import parsed_calls
-from superfluid.handlers.generation import NDJSON, start_generation, stream_reply, whole_reply
-from superfluid.http.dialect import Dialect, stream_error
+from superfluid.handlers.generation import StreamRenderer, start_generation, stream_reply, whole_reply
+from superfluid.http.dialect import Dialect
 from superfluid.http.streams import Frame, ndjson_line
 
 Kind = Literal["chat", "generate"]
@@ -102,22 +100,17 @@ class CallCollector:
                 self.calls[-1]["arguments"] += piece.arguments
 
 
-class Records:
+class Records(StreamRenderer):
     """The records of one streamed reply as NDJSON lines (a StreamRenderer, handlers/generation.py): one per
     piece of text, the tool calls whole, then the terminal record. ``delta`` gathers tool-call pieces (called in
     order, one thread at a time: the engine thread when the stream is direct, else the loop)."""
 
-    media_type = NDJSON
-    direct = True
-    end = b""
+    dialect = Dialect.OLLAMA
 
     def __init__(self, kind: Kind, model: str, *, logprobs: bool, started_ns: int) -> None:
         self.kind, self.model, self.logprobs = kind, model, logprobs
         self.started_ns = started_ns
         self.calls = CallCollector()
-
-    def lead(self, generation: GenerationStream, warm: int) -> bytes:
-        return b""
 
     def delta(self, event: TextDelta) -> bytes | None:
         self.calls.add(event.tool_calls)
@@ -143,8 +136,6 @@ class Records:
             **totals(finished.finish_reason, prompt=usage.prompt_tokens, cached=usage.cached_tokens,
                      completion=usage.completion_tokens, started_ns=self.started_ns)})
 
-    async def error(self, error: SuperfluidError) -> bytes:
-        return ndjson_line(stream_error(Dialect.OLLAMA, error))
 
 
 async def reply(model: ServedModel, request: GenerationRequest, kind: Kind, *, stream: bool,
@@ -176,5 +167,5 @@ def preloaded(kind: Kind, model: str, *, stream: bool) -> Response:
     """The answer to a request that only loads its model."""
     body = {**record(kind, model, done=True), "done_reason": "load"}
     if stream:
-        return Response(ndjson_line(body), media_type=NDJSON)
+        return Response(ndjson_line(body), media_type=Dialect.OLLAMA.media_type)
     return JSONResponse(body)

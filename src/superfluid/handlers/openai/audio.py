@@ -19,7 +19,7 @@ from superfluid.errors import InvalidRequest
 from superfluid.handlers.context import services
 from superfluid.handlers.generation import unless_client_leaves
 from superfluid.handlers.openai import audio_formats as formats
-from superfluid.http.dialect import Dialect, stream_error
+from superfluid.http.dialect import Dialect
 from superfluid.http.streams import sse
 
 FORMATS = ("json", "text", "srt", "verbose_json", "vtt")
@@ -90,7 +90,6 @@ async def _stream(model: SpeechModel, request: SpeechRequest) -> Response:
             else:
                 yield {"type": "transcript.text.delta", "delta": item.text}
 
-    body = sse(frames(), keepalive_s=services().settings.keepalive_s,
-               error_frame=lambda error: stream_error(Dialect.OPENAI, error),
+    body = sse(frames(), Dialect.OPENAI, keepalive_s=services().settings.keepalive_s,
                event_name=lambda frame: frame.get("type"))
-    return StreamingResponse(body, media_type="text/event-stream", headers={"cache-control": "no-cache"})
+    return StreamingResponse(body, media_type=Dialect.OPENAI.media_type, headers={"cache-control": "no-cache"})

@@ -17,15 +17,14 @@ from superfluid.engine import (
     GenerationResult,
     GenerationStream,
     TextDelta,
-    policy_from_openai,
 )
-from superfluid.errors import InvalidRequest, SuperfluidError
+from superfluid.errors import InvalidRequest
 from superfluid.handlers.context import generation_request, now, request_body, request_class, services
 from superfluid.handlers.conversation import reasoning_kwargs, refuse_media
-from superfluid.handlers.generation import SSE, start_generation, stream_reply, whole_reply
+from superfluid.handlers.generation import StreamRenderer, start_generation, stream_reply, whole_reply
 from superfluid.handlers.openai import params, shapes
-from superfluid.http.dialect import Dialect, stream_error
-from superfluid.http.streams import SSE_COMMENT_KEEPALIVE, Frame, dumps, sse_data
+from superfluid.http.dialect import Dialect
+from superfluid.http.streams import Frame, dumps, sse_data
 
 _TEXT_PARTS = frozenset({"text", "input_text"})
 _MESSAGE_EXTRAS = ("name", "tool_call_id", "tool_calls", "reasoning_content")
@@ -136,7 +135,7 @@ async def create_chat_completion() -> Response:
         stop=params.stop_strings(body.get("stop")),
         n=1 if stream else int(body.get("n") or 1),
         constraint=response_constraint(body.get("response_format")),
-        tools=policy_from_openai(body.get("tools"), body.get("tool_choice"), body.get("parallel_tool_calls")),
+        tools=params.tool_policy(body.get("tools"), body.get("tool_choice"), body.get("parallel_tool_calls")),
         logprobs=logprobs_request(body),
     ))
     completion_id = svc.next_id("chatcmpl")
@@ -166,15 +165,14 @@ async def create_chat_completion() -> Response:
     return await whole_reply(await start_generation(model, request, whole=True), reply)
 
 
-class ChatStream:
+class ChatStream(StreamRenderer):
     """One streamed chat completion: its chunks as SSE messages (a StreamRenderer).
 
     The product document's first chunk carries the role alone, no empty content for clients to trip over.
     Continuous usage figures need the cached count the loop learns at admission, so those streams are not
     direct."""
 
-    media_type = SSE
-    end = b"data: [DONE]\n\n"
+    dialect = Dialect.OPENAI
 
     def __init__(self, completion_id: str, created: int, model_id: str, *, logprobs: bool,
                  continuous_usage: bool = False) -> None:
@@ -223,15 +221,9 @@ class ChatStream:
             frame["choices"][0]["logprobs"] = shapes.chat_logprobs(event.logprobs)
         return frame
 
-    def keepalive(self) -> bytes:
-        return SSE_COMMENT_KEEPALIVE
-
     async def finish(self, finished: Finished) -> bytes:
         usage = finished.usage
         final = self.chunk({}, finished.finish_reason)
         final["usage"] = params.usage_body(usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens)
         final["superfluid"] = _extension(usage.cached_tokens, finished.spec)
         return sse_data(final)
-
-    async def error(self, error: SuperfluidError) -> bytes:
-        return sse_data(stream_error(Dialect.OPENAI, error))

@@ -14,12 +14,12 @@ from superfluid.engine import (
     TextDelta,
     TextPrompt,
 )
-from superfluid.errors import SuperfluidError, UnsupportedParameter
+from superfluid.errors import UnsupportedParameter
 from superfluid.handlers.context import admit_fim, generation_request, now, request_body, request_class, services
-from superfluid.handlers.generation import SSE, start_generation, stream_reply, whole_reply
+from superfluid.handlers.generation import StreamRenderer, start_generation, stream_reply, whole_reply
 from superfluid.handlers.openai import params, shapes
-from superfluid.http.dialect import Dialect, stream_error
-from superfluid.http.streams import SSE_COMMENT_KEEPALIVE, Frame, sse_data
+from superfluid.http.dialect import Dialect
+from superfluid.http.streams import Frame, sse_data
 
 DEFAULT_MAX_TOKENS = 128
 
@@ -82,13 +82,11 @@ def _extension(model_id: str, cached: int, expired: bool) -> dict[str, Any]:
     return {"cached": cached, "expired": expired, "served_by": model_id}
 
 
-class CompletionStream:
+class CompletionStream(StreamRenderer):
     """One streamed completion as SSE messages (a StreamRenderer); an echoed prompt is the lead, and ``delta``
     keeps the text offset for log probabilities (called in order, on one thread at a time)."""
 
-    media_type = SSE
-    direct = True
-    end = b"data: [DONE]\n\n"
+    dialect = Dialect.OPENAI
 
     def __init__(self, completion_id: str, created: int, model_id: str, prefix: str, *, logprobs: bool,
                  served_by: str | None = None) -> None:
@@ -115,15 +113,9 @@ class CompletionStream:
         self.offset += len(event.content)
         return sse_data(frame)
 
-    def keepalive(self) -> bytes:
-        return SSE_COMMENT_KEEPALIVE
-
     async def finish(self, finished: Finished) -> bytes:
         usage = finished.usage
         final = self.chunk("", finished.finish_reason)
         final["usage"] = params.usage_body(usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens)
         final["superfluid"] = _extension(self.served_by, usage.cached_tokens, finished.expired)
         return sse_data(final)
-
-    async def error(self, error: SuperfluidError) -> bytes:
-        return sse_data(stream_error(Dialect.OPENAI, error))

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from superfluid.engine import SamplingParams
+from superfluid.engine import SamplingParams, ToolChoice, ToolPolicy, ToolSpec
 from superfluid.errors import InvalidRequest
+from superfluid.handlers.conversation import choose_tools
 
 
 def _number(body: dict[str, Any], name: str) -> float | None:
@@ -62,3 +63,31 @@ def usage_body(prompt: int, completion: int, cached: int) -> dict[str, Any]:
         "total_tokens": prompt + completion,
         "prompt_tokens_details": {"cached_tokens": cached},
     }
+
+
+def tool_policy(tools: list[dict[str, Any]] | None, choice: Any, parallel: bool | None) -> ToolPolicy:
+    """OpenAI ``tools`` / ``tool_choice`` / ``parallel_tool_calls`` -> a ToolPolicy (400 on a bad choice)."""
+    specs = []
+    for i, tool in enumerate(tools or []):
+        fn = tool.get("function") if isinstance(tool, dict) else None
+        if tool.get("type", "function") != "function" or not isinstance(fn, dict) or not fn.get("name"):
+            raise InvalidRequest("each tool must be {\"type\": \"function\", \"function\": {\"name\", ...}}",
+                                 param=f"tools[{i}]")
+        specs.append(ToolSpec(name=str(fn["name"]), description=str(fn.get("description") or ""),
+                              parameters=fn.get("parameters") or {"type": "object", "properties": {}}))
+    if choice is None:
+        picked: ToolChoice = "auto"
+        named = False
+    elif isinstance(choice, str):
+        if choice not in ("auto", "none", "required"):
+            raise InvalidRequest(f"tool_choice must be auto, none, required or a function; got '{choice}'",
+                                 param="tool_choice")
+        picked, named = choice, False
+    else:
+        name = (choice.get("function") or {}).get("name") if isinstance(choice, dict) else None
+        if not name:
+            raise InvalidRequest('tool_choice must name a function: {"type": "function", "function": {"name"}}',
+                                 param="tool_choice")
+        picked, named = str(name), True
+    # As llama-server does, one call per reply unless the client asks for parallel calls.
+    return choose_tools(specs, picked, parallel=parallel is True, named=named, param="tool_choice")

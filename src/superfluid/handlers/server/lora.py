@@ -27,7 +27,7 @@ async def load(body: dict[str, Any]) -> dict[str, Any]:
     model_id = svc.models.canonical(body.get("model") or svc.models.default_id)
     AdapterCatalog(svc.settings).resolve(body["path"])  # a name the server refuses loads no model
     served = await svc.models.get(model_id)
-    active = await served.lora.load(body["path"], float(body.get("scale", 1.0)))
+    active = await served.load_adapter(body["path"], float(body.get("scale", 1.0)))
     return _listing(served.id, active)
 
 
@@ -46,11 +46,11 @@ async def unload(body: dict[str, Any]) -> dict[str, Any]:
         if body.get("path"):
             raise AdapterRefused(f"'{body['path']}' is not active on model '{model_id}'")
         return _listing(model_id, ())
-    return _listing(model_id, served.lora.unload(body.get("path")))
+    return _listing(model_id, served.unload_adapter(body.get("path")))
 
 
 async def show(model: str | None = None) -> dict[str, Any]:
     models = services().models
     model_id = models.canonical(model) if model else models.default_id
     served = _adapted(model_id)
-    return _listing(model_id, served.lora.active if served is not None else ())
+    return _listing(model_id, served.adapters if served is not None else ())

@@ -35,14 +35,13 @@ from superfluid.handlers.context import (
     request_class,
     services,
 )
-from superfluid.handlers.generation import SSE, start_generation, stream_reply, whole_reply_of
+from superfluid.handlers.generation import StreamRenderer, start_generation, stream_reply, whole_reply_of
 from superfluid.handlers.openai import params
 from superfluid.handlers.openai.responses import input as rin
 from superfluid.handlers.openai.responses import shapes
 from superfluid.handlers.openai.responses.render import ResponseRender
-from superfluid.http.dialect import Dialect, stream_error
+from superfluid.http.dialect import Dialect
 from superfluid.http.offload import offload_of
-from superfluid.http.streams import SSE_COMMENT_KEEPALIVE
 from superfluid.state import ResponseStore
 
 log = logging.getLogger(__name__)
@@ -105,14 +104,12 @@ async def create_response() -> Response:
     return await whole_reply_of(generation, produce)
 
 
-class ResponseStream:
+class ResponseStream(StreamRenderer):
     """A streamed response's events (a StreamRenderer over the response's ResponseRender): the stored response
     is committed before ``response.completed`` (or ``incomplete``) goes out. A generation that fails ends with
     an ``error`` event and ``response.failed``, stored too."""
 
-    media_type = SSE
-    direct = True
-    end = b""
+    dialect = Dialect.RESPONSES
 
     def __init__(self, render: ResponseRender, saver: _Saver) -> None:
         self.render, self.saver = render, saver
@@ -123,9 +120,6 @@ class ResponseStream:
 
     def delta(self, event: TextDelta) -> bytes | None:
         return self.render.delta(event)
-
-    def keepalive(self) -> bytes:
-        return SSE_COMMENT_KEEPALIVE
 
     async def finish(self, finished: Finished) -> bytes:
         closing, final = self.render.close(finished.usage, truncated=finished.finish_reason == "length")
@@ -138,7 +132,8 @@ class ResponseStream:
             await self.saver.save(final)
         except Exception:  # the store failing too: the client still hears how its stream ended
             log.exception("storing the failed response %s failed", final.get("id"))
-        return self.render.event(stream_error(Dialect.OPENAI, error, typed_events=True)) + self.render.terminal(final)
+        frame = self.dialect.error_frame(error, sequence_number=self.render.next_sequence())
+        return frame + self.render.terminal(final)
 
 
 async def _conversation(body: dict[str, Any], store: ResponseStore, owner: str | None

@@ -14,9 +14,10 @@ import secrets
 from collections.abc import Sequence
 from typing import Any
 
-from superfluid.engine import ChatMessage, ChatTemplate, Constraint, ToolPolicy, policy_from_openai
+from superfluid.engine import ChatMessage, ChatTemplate, Constraint, ToolPolicy
 from superfluid.errors import InvalidRequest, UnsupportedParameter
 from superfluid.handlers.openai import chat
+from superfluid.handlers.openai import params as openai_params
 
 ROLES = frozenset({"user", "assistant", "system", "developer"})
 _ITEM_PREFIX = {"message": "msg", "function_call": "fc", "function_call_output": "fco", "reasoning": "rs"}
@@ -223,7 +224,7 @@ def tool_policy(body: dict[str, Any]) -> ToolPolicy:
                                        "none, required or {\"type\": \"function\", \"name\"}", param="tool_choice.type")
         choice = {"type": "function", "function": {"name": choice.get("name")}}
     parallel = body.get("parallel_tool_calls")
-    return policy_from_openai(tools, choice, True if parallel is None else bool(parallel))
+    return openai_params.tool_policy(tools, choice, True if parallel is None else bool(parallel))
 
 
 def text_constraint(body: dict[str, Any]) -> Constraint | None:

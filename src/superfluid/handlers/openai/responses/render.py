@@ -109,16 +109,11 @@ class ResponseRender:
             self._seq += 1
             out.append(sse_data(frame, frame["type"]))
 
-    def numbered(self, frame: dict[str, Any]) -> dict[str, Any]:
-        """An event of the loop's own (an error), given the next sequence number."""
+    def next_sequence(self) -> int:
+        """The sequence number of an event of the loop's own (an error, framed by its dialect), taken in turn."""
         with self._lock:
-            frame["sequence_number"] = self._seq
             self._seq += 1
-            return frame
-
-    def event(self, frame: dict[str, Any]) -> bytes:
-        """The SSE message of an event of the loop's own, numbered in turn."""
-        return sse_data(self.numbered(frame), frame["type"])
+            return self._seq - 1
 
     def lead(self) -> bytes:
         """response.created and response.in_progress: render before the generation starts."""
@@ -266,5 +261,6 @@ class ResponseRender:
         """response.completed, response.incomplete or response.failed, carrying the final object."""
         kind = {"completed": "response.completed", "incomplete": "response.incomplete"}.get(
             response["status"], "response.failed")
-        return self.event({"type": kind, "response": response})
+        frame = {"type": kind, "response": response, "sequence_number": self.next_sequence()}
+        return sse_data(frame, kind)
 
