@@ -335,3 +335,41 @@ def test_a_database_that_cannot_be_read_stops_serve_in_one_line_and_is_kept(
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and str(damaged) in err and "not a database" in err and "move" in err, err
     assert damaged.read_bytes() == garbage  # never rewritten
+
+
+def test_docs_cli_md_tables_are_the_flag_table() -> None:
+    """docs/cli.md's flag tables are generated from superfluid/flags.py (python -m superfluid.flags --write)."""
+    from superfluid import flags
+
+    current = flags.DOCS.read_text(encoding="utf-8")
+    assert flags.documented(current) == current, "docs/cli.md is stale: python -m superfluid.flags --write"
+    for flag in flags.FLAGS:
+        assert any(name in current for name in flag.names), flag.names
+
+
+def test_every_flag_sets_a_settings_field_or_is_read_with_others() -> None:
+    """One declaration per flag: each names its Settings field (checked against Settings), and the fields no flag
+    names one to one are the ones several flags make together."""
+    import dataclasses
+
+    from superfluid import flags
+
+    fields = {f.name for f in dataclasses.fields(Settings)}
+    named = [flag.setting for flag in flags.FLAGS if flag.setting is not None]
+    assert len(named) == len(set(named))
+    assert set(named) <= fields
+    together = {"models", "sampling", "offload", "api_keys", "lora"}
+    assert fields - set(named) == together | {"max_body_bytes"}  # the 100 MiB body limit has no flag
+    assert len({name for flag in flags.FLAGS for name in flag.names}) == sum(len(f.names) for f in flags.FLAGS)
+
+
+@pytest.mark.parametrize("window", [None, 65536])
+def test_launch_starts_serve_with_serve_flags(window: int | None) -> None:
+    """What launch passes the server it starts is read by serve's own flags."""
+    from superfluid.flags import serve_parser, settings_from
+    from superfluid.launch.agents import AGENTS
+
+    for agent in AGENTS.values():
+        settings = settings_from(serve_parser().parse_args(agent.serve_arguments(window)))
+        if window is not None:
+            assert settings.ctx_size == window

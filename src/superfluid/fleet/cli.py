@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
+from superfluid.flags import serve_parser, settings_from
 from superfluid.fleet.deploy import ROUTERS, FleetOptions
 from superfluid.settings import Settings
 
@@ -57,10 +58,8 @@ def options_from_args(args: argparse.Namespace, settings: Settings | None = None
 
 def settings_and_options(argv: Sequence[str]) -> tuple[Settings, FleetOptions]:
     """The replicas' Settings (serve's flags, by serve's own parser) and the fleet's options."""
-    from superfluid import cli
-
     args, rest = parse(argv)
-    settings = cli.settings_from_args(cli._parser().parse_args(["serve", *rest]))
+    settings = settings_from(serve_parser().parse_args(rest))
     return settings, options_from_args(args, settings)
 
 
