@@ -21,8 +21,7 @@ from superfluid.handlers.openai.completions import CompletionStream
 from superfluid.handlers.openai.responses import shapes as response_shapes
 from superfluid.handlers.openai.responses.create import ResponseStream, _Saver
 from superfluid.handlers.openai.responses.render import ResponseRender
-from superfluid.http.dialect import Dialect
-from superfluid.http.streams import sse
+from superfluid.http.dialect import Dialect, sse
 
 FAILURE = EngineFailure("the lane's decode failed")
 

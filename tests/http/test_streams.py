@@ -9,8 +9,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 from superfluid.errors import EngineFailure, RateLimited
-from superfluid.http.dialect import Dialect
-from superfluid.http.streams import Frame, dumps, sse
+from superfluid.http.dialect import Dialect, sse
+from superfluid.http.streams import Frame, dumps
 
 T = TypeVar("T")
 

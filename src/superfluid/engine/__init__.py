@@ -16,6 +16,7 @@ from superfluid.engine.embedding.model import EmbeddingModel
 from superfluid.engine.embedding.vectors import Vector, base64_le_f32, cosine_ranking
 from superfluid.engine.embedding.vectors import normalize as normalize_vector
 from superfluid.engine.embedding.vectors import truncate as truncate_vector
+from superfluid.engine.models.adapter_types import AdapterSet
 from superfluid.engine.models.catalog import entry_for
 from superfluid.engine.models.chat_template import (
     BUILTIN_TEMPLATES,
@@ -31,7 +32,7 @@ from superfluid.engine.models.llama_model import (
     offload_problem,
     shared_kv_pool,
 )
-from superfluid.engine.models.lora import AdapterCatalog, AdapterSet, settings_problem
+from superfluid.engine.models.lora import AdapterCatalog, settings_problem
 from superfluid.engine.models.model_sources import (
     DEFAULT_MODEL,
     ModelSource,

@@ -7,23 +7,46 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast
 
 from connexion import context
 
-from superfluid.engine import QOS_CLASSES, GenerationRequest, ServedModel
+from superfluid.batches.runner import BatchRunner
+from superfluid.engine import QOS_CLASSES, GenerationRequest, ModelRegistry, ServedModel
 from superfluid.errors import InvalidRequest
 from superfluid.http import observe
 from superfluid.http.offload import offload_of
-from superfluid.http.rate_limit import charge_completion
+from superfluid.http.rate_limit import TokenBuckets, charge_completion
 from superfluid.http.validation import BIG_BODY, PARSED_BODY
-from superfluid.services import Services
+from superfluid.settings import Settings
+from superfluid.state import State
 
 T = TypeVar("T")
 
 
+class Services(Protocol):
+    """What a handler uses of the running server's long-lived objects (superfluid/services.py builds them, and the
+    lifespan puts them in the ASGI state): handlers reach them through their request, never by importing the
+    module that makes them."""
+
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def models(self) -> ModelRegistry: ...
+    @property
+    def fim_buckets(self) -> TokenBuckets: ...
+    @property
+    def state(self) -> State: ...
+    @property
+    def batches(self) -> BatchRunner | None: ...
+    @property
+    def started_at(self) -> float: ...
+
+    def next_id(self, prefix: str) -> str: ...
+
+
 def services() -> Services:
-    """The Services the lifespan put into this request's ASGI state."""
+    """The services the lifespan put into this request's ASGI state."""
     return cast(Services, context.scope["state"]["services"])
 
 

@@ -7,11 +7,12 @@ stream and the fleet head all write a mid-stream failure with ``Dialect.error_fr
 from __future__ import annotations
 
 import logging
+from collections.abc import AsyncIterator, Callable
 from enum import Enum
 from typing import Any
 
-from superfluid.errors import SuperfluidError
-from superfluid.http.streams import SSE_COMMENT_KEEPALIVE, Frame, ndjson_line, sse_data
+from superfluid.errors import SuperfluidError, as_superfluid_error
+from superfluid.http.streams import SSE_COMMENT_KEEPALIVE, Frame, ndjson_line, sse_data, timed
 
 log = logging.getLogger(__name__)
 
@@ -121,3 +122,23 @@ def error_body(dialect: Dialect, error: SuperfluidError) -> dict[str, Any]:
     body = error.openai_body()
     body["error"]["message"] = message
     return body
+
+
+async def sse(source: AsyncIterator[Any], dialect: Dialect, *, keepalive_s: float | None,
+              event_name: Callable[[Frame], str | None] | None = None) -> AsyncIterator[bytes]:
+    """Encode frames as SSE ``data:`` lines (named by ``event_name``) in ``dialect``: quiet periods send its
+    keep-alive, a failure after the first byte its error frame, and its end marker comes last."""
+    try:
+        async for frame in timed(source, keepalive_s):
+            if frame is None:
+                yield dialect.keepalive
+            elif isinstance(frame, bytes):
+                yield frame
+            elif isinstance(frame, str) or event_name is None:
+                yield sse_data(frame)
+            else:
+                yield sse_data(frame, event_name(frame))
+    except Exception as exc:  # an error after the first byte becomes a final frame
+        yield dialect.error_frame(as_superfluid_error(exc))
+    if dialect.end:
+        yield dialect.end

@@ -1,19 +1,14 @@
 """Stream framing: Server-Sent Events messages (OpenAI, Anthropic) and NDJSON lines (Ollama), one JSON encoder,
-and ``sse``, the encoder of a stream that is no generation (a transcription's events). Generations stream
-through handlers/generation.py, whose renderers frame with these helpers."""
+and keep-alive timing. The dialects frame their streams with these (http/dialect.py), generations through
+handlers/generation.py and a transcription's events through ``Dialect``'s ``sse``."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator, Callable
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from superfluid.http.dialect import Dialect
-
-from superfluid.errors import as_superfluid_error
+from collections.abc import AsyncIterator
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +56,7 @@ async def _with_keepalive(source: AsyncIterator[Frame], interval_s: float) -> As
             await closer()
 
 
-def _timed(source: AsyncIterator[Any], keepalive_s: float | None) -> AsyncIterator[Any]:
+def timed(source: AsyncIterator[Any], keepalive_s: float | None) -> AsyncIterator[Any]:
     """The source itself when it times its own keep-alives (``keepalive_s`` None), else a timing wrapper."""
     return source if keepalive_s is None else _with_keepalive(source, keepalive_s)
 
@@ -75,23 +70,3 @@ def sse_data(frame: Frame | str, event: str | None = None) -> bytes:
 def ndjson_line(frame: Frame | str) -> bytes:
     """One NDJSON line; a ``str`` frame is JSON already encoded."""
     return ((frame if isinstance(frame, str) else dumps(frame)) + "\n").encode()
-
-
-async def sse(source: AsyncIterator[Any], dialect: Dialect, *, keepalive_s: float | None,
-              event_name: Callable[[Frame], str | None] | None = None) -> AsyncIterator[bytes]:
-    """Encode frames as SSE ``data:`` lines (named by ``event_name``) in ``dialect``: quiet periods send its
-    keep-alive, a failure after the first byte its error frame, and its end marker comes last."""
-    try:
-        async for frame in _timed(source, keepalive_s):
-            if frame is None:
-                yield dialect.keepalive
-            elif isinstance(frame, bytes):
-                yield frame
-            elif isinstance(frame, str) or event_name is None:
-                yield sse_data(frame)
-            else:
-                yield sse_data(frame, event_name(frame))
-    except Exception as exc:  # an error after the first byte becomes a final frame
-        yield dialect.error_frame(as_superfluid_error(exc))
-    if dialect.end:
-        yield dialect.end

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from superfluid.engine.models.lora import ActiveAdapter, AdapterFile, AdapterSet
+from superfluid.engine.models.adapter_types import ActiveAdapter, AdapterFile, AdapterSet
 from superfluid.engine.scheduling import admission
 from superfluid.engine.scheduling.adapters import TURN_TICKS, AdapterSwitch
 from superfluid.engine.scheduling.job import Lane

@@ -12,41 +12,16 @@ See docs/lora.md.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
+from superfluid.engine.models.adapter_types import ActiveAdapter, AdapterFile, AdapterSet, Origin
 from superfluid.engine.models.gguf_header import GgufError, GgufHeader, read_header
 from superfluid.errors import AdapterRefused
 from superfluid.settings import Settings
 
 if TYPE_CHECKING:
     from superfluid.engine.scheduling.scheduler import Scheduler
-
-Origin = Literal["lora-dir", "startup"]
-
-
-@dataclass(frozen=True)
-class AdapterFile:
-    """One version of an adapter file: a changed file (new mtime or size) is a different adapter."""
-
-    path: Path
-    mtime_ns: int
-    size: int
-
-
-@dataclass(frozen=True)
-class ActiveAdapter:
-    id: str
-    """The name requests use: the path relative to the adapters directory, or the start-up name as given."""
-    file: AdapterFile
-    scale: float
-    origin: Origin
-
-
-AdapterSet = tuple[ActiveAdapter, ...]
-"""Adapters applied together, in order. The empty set is the base model."""
-
 
 def settings_problem(settings: Settings) -> str | None:
     """What is wrong with the adapter flags before anything loads (the CLI exits with it), or None."""

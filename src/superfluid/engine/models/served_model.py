@@ -17,9 +17,10 @@ from superfluid.engine.decoding.output_plan import OutputPlan, plan_output
 from superfluid.engine.decoding.sampling import resolve
 from superfluid.engine.decoding.text_output import TextOutput
 from superfluid.engine.decoding.tool_calls import format_markers
+from superfluid.engine.models.adapter_types import AdapterSet
 from superfluid.engine.models.chat_template import close_reasoning
 from superfluid.engine.models.llama_model import LlamaModel
-from superfluid.engine.models.lora import AdapterCatalog, AdapterSet, ModelAdapters
+from superfluid.engine.models.lora import AdapterCatalog, ModelAdapters
 from superfluid.engine.models.model_sources import ModelSource
 from superfluid.engine.models.offload import DeviceBook, Placement
 from superfluid.engine.models.profile import ModelProfile

@@ -19,7 +19,7 @@ from typing import Any
 
 import llama_cpp
 
-from superfluid.engine.models.lora import AdapterFile, AdapterSet
+from superfluid.engine.models.adapter_types import AdapterFile, AdapterSet
 from superfluid.engine.scheduling.job import Lane
 from superfluid.errors import AdapterRefused
 

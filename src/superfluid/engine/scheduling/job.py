@@ -17,7 +17,7 @@ from superfluid.engine.decoding.lane_sampler import LaneSampler
 from superfluid.engine.decoding.sampling import EffectiveSampling
 from superfluid.engine.decoding.text_output import TextOutput
 from superfluid.engine.decoding.tool_readers import CallReader
-from superfluid.engine.models.lora import AdapterSet
+from superfluid.engine.models.adapter_types import AdapterSet
 from superfluid.engine.scheduling.checkpoints import Checkpoint
 from superfluid.engine.scheduling.speculation import DraftIndex, SpecStats
 from superfluid.engine.types import EngineEvent, TextDelta, TokenLogprob

@@ -26,8 +26,8 @@ from superfluid.engine import request_scope
 from superfluid.engine.decoding.grammar import GrammarTokenizer
 from superfluid.engine.decoding.lane_sampler import LaneSampler
 from superfluid.engine.decoding.sampling import LogitRows
+from superfluid.engine.models.adapter_types import AdapterFile
 from superfluid.engine.models.llama_model import LlamaModel
-from superfluid.engine.models.lora import AdapterFile
 from superfluid.engine.models.native import ArrayBatch
 from superfluid.engine.scheduling.adapters import AdapterLoad, AdapterSwitch
 from superfluid.engine.scheduling.admission import WaitingRoom, place, place_solo

@@ -19,8 +19,7 @@ from superfluid.errors import InvalidRequest
 from superfluid.handlers.context import services
 from superfluid.handlers.generation import unless_client_leaves
 from superfluid.handlers.openai import audio_formats as formats
-from superfluid.http.dialect import Dialect
-from superfluid.http.streams import sse
+from superfluid.http.dialect import Dialect, sse
 
 FORMATS = ("json", "text", "srt", "verbose_json", "vtt")
 
