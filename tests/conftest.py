@@ -14,7 +14,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from superfluid.app import create_app
-from superfluid.engine.types import Finished, TextDelta, Usage
+from superfluid.engine.scheduling.stream import _fold
+from superfluid.engine.types import ChoiceResult, Finished, GenerationResult, TextDelta, Usage
 from superfluid.errors import ModelNotFound
 from superfluid.http.direct import expose_connection
 from superfluid.settings import Settings
@@ -143,6 +144,18 @@ class ScriptedStream:
         async for event in self.timed_events(None):
             if event is not None:
                 yield event
+
+    async def collect(self, *, deltas: bool = False) -> GenerationResult:
+        """The whole reply, folded by the engine's own fold (as GenerationStream.collect does)."""
+        choice = ChoiceResult(index=0)
+        pieces = [event async for event in self.events() if isinstance(event, TextDelta)]
+        _fold(choice, pieces)
+        choice.finish_reason, choice.usage = self._finished.finish_reason, self._finished.usage
+        if deltas:
+            choice.deltas = pieces
+        usage = self._finished.usage
+        return GenerationResult(choices=[choice], prompt_tokens=usage.prompt_tokens,
+                                completion_tokens=usage.completion_tokens, cached_tokens=self.cached_tokens)
 
     def cancel(self) -> None:
         self.cancelled = True

@@ -200,6 +200,8 @@ class ChoiceResult:
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     """Whole calls: {"id", "name", "arguments"} with arguments as JSON text."""
     logprobs: list[TokenLogprob] = field(default_factory=list)
+    deltas: list[TextDelta] = field(default_factory=list)
+    """The choice's deltas in order, kept when ``collect(deltas=True)`` asked (a renderer that replays them)."""
 
 
 @dataclass

@@ -12,7 +12,7 @@ from typing import Any, Protocol, TypeVar, cast
 from connexion import context
 
 from superfluid.batches.runner import BatchRunner
-from superfluid.engine import QOS_CLASSES, GenerationRequest, ModelRegistry, ServedModel
+from superfluid.engine import LIGHT_PROMPT_CHARS, QOS_CLASSES, GenerationRequest, ModelRegistry, ServedModel, is_light
 from superfluid.errors import InvalidRequest
 from superfluid.http import observe
 from superfluid.http.offload import offload_of
@@ -56,14 +56,24 @@ def request_body() -> dict[str, Any]:
     return cast(dict[str, Any], context.scope[PARSED_BODY])
 
 
-async def built(make: Callable[[], T]) -> T:
-    """``make()``, a handler turning its body into engine types, on a preparation thread when the body was big
-    (parsed off the loop). Converting 20,000 messages is ~90 ms of Python; on the loop that time is taken from
-    every other client's first byte, and a 100 MiB body of tiny messages would hold them for seconds."""
+async def off_loop(work: Callable[[], T], *, request: GenerationRequest | None = None,
+                   chars: int | None = None) -> T:
+    """``work()`` on the preparation pool (http/offload.py) when it is heavy, else here on the event loop: the one
+    rule every handler's work goes by. Heavy is a body that was big (parsed off the loop), an engine request
+    whose preparation is not light (``is_light``: a long prompt, many messages, a grammar, tools), or a text of
+    more than LIGHT_PROMPT_CHARS characters; for small work the hop to a thread costs more than the work."""
     pool = offload_of(context.scope)
-    if pool is None or not context.scope.get(BIG_BODY):
-        return make()
-    return await pool.run(make)
+    heavy = (bool(context.scope.get(BIG_BODY)) or (request is not None and not is_light(request))
+             or (chars is not None and chars > LIGHT_PROMPT_CHARS))
+    if pool is None or not heavy:
+        return work()
+    return await pool.run(work)
+
+
+async def built(make: Callable[[], T]) -> T:
+    """``make()``, a handler turning its body into engine types (off the loop when the body was big: converting
+    20,000 messages is ~90 ms of Python, taken from every other client's first byte on the loop)."""
+    return await off_loop(make)
 
 
 def now() -> int:

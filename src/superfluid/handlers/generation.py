@@ -31,14 +31,12 @@ from superfluid.engine import (
     PreparedPrompt,
     ServedModel,
     TextDelta,
-    is_light,
 )
 from superfluid.errors import SuperfluidError, as_superfluid_error
-from superfluid.handlers.context import services
+from superfluid.handlers.context import off_loop, services
 from superfluid.http.dialect import SSE, Dialect
 from superfluid.http.direct import DeltaStream
 from superfluid.http.keepalive import PaddedJSONResponse
-from superfluid.http.offload import offload_of
 
 T = TypeVar("T")
 
@@ -85,11 +83,7 @@ async def start_generation(model: ServedModel, request: GenerationRequest,
     request is light (http/offload.py says why small ones stay on the loop) or was prepared already. ``whole``:
     the reply is read with ``collect`` (the engine gathers its text without waking the loop per token)."""
     if prepared is None:
-        pool = offload_of(context.scope)
-        if pool is not None and not is_light(request):
-            prepared = await pool.run(model.prepare, request)
-        else:
-            prepared = model.prepare(request)
+        prepared = await off_loop(lambda: model.prepare(request), request=request)
     disk = await model.from_disk(request, prepared)
     return model.generate(request, prepared, direct=direct, disk=disk, whole=whole)
 

@@ -146,7 +146,9 @@ class GenerationStream:
                 self._cancel(job)
         self._open.clear()
 
-    async def collect(self) -> GenerationResult:
+    async def collect(self, *, deltas: bool = False) -> GenerationResult:
+        """The whole reply, every choice folded (text, reasoning, log probabilities, tool calls); with ``deltas``
+        each choice keeps its deltas in order too, for a renderer that builds its reply from them."""
         choices = {job.index: ChoiceResult(index=job.index) for job in self._jobs}
         texts: dict[int, list[TextDelta]] = {index: [] for index in choices}
         async for event in self.events():
@@ -162,8 +164,10 @@ class GenerationStream:
         if self.gathered is not None:  # every choice has finished: the engine handed over its last delta
             for delta in self.gathered.deltas:
                 texts[delta.index].append(delta)
-        for index, deltas in texts.items():
-            _fold(choices[index], deltas)
+        for index, pieces in texts.items():
+            _fold(choices[index], pieces)
+            if deltas:
+                choices[index].deltas = pieces
         ordered = [choices[i] for i in sorted(choices)]
         completion = sum(c.usage.completion_tokens for c in ordered if c.usage)
         cached = self.cached_tokens or 0

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from connexion import context
 from starlette.responses import JSONResponse, Response
 
-from superfluid.engine import GenerationRequest, is_light
+from superfluid.engine import GenerationRequest
 from superfluid.handlers.anthropic import params, replies
-from superfluid.handlers.context import built, generation_request, request_body, request_class, services
+from superfluid.handlers.context import built, generation_request, off_loop, request_body, request_class, services
 from superfluid.handlers.generation import start_generation, stream_reply, whole_reply_of
-from superfluid.http.offload import offload_of
 
 
 async def create_message() -> Response:
@@ -50,9 +48,5 @@ async def count_tokens() -> Response:
     request = await built(lambda: GenerationRequest(
         model=model.id, prompt=params.prompt(body, model),
         tools=params.tool_policy(body.get("tools"), body.get("tool_choice"))))
-    pool = offload_of(context.scope)
-    if pool is not None and not is_light(request):
-        prepared = await pool.run(lambda: model.prepare(request, check_window=False))
-    else:
-        prepared = model.prepare(request, check_window=False)
+    prepared = await off_loop(lambda: model.prepare(request, check_window=False), request=request)
     return JSONResponse({"input_tokens": len(prepared.tokens)})

@@ -6,12 +6,9 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
-from connexion import context
-
-from superfluid.engine import LIGHT_PROMPT_CHARS, EmbeddingModel, Vector, base64_le_f32, truncate_vector
+from superfluid.engine import EmbeddingModel, Vector, base64_le_f32, truncate_vector
 from superfluid.errors import InvalidRequest
-from superfluid.handlers.context import request_body, services
-from superfluid.http.offload import offload_of
+from superfluid.handlers.context import off_loop, request_body, services
 
 
 def read_input(raw: Any) -> list[str | list[int]]:
@@ -29,10 +26,7 @@ async def tokenized(model: EmbeddingModel, inputs: Sequence[str | Sequence[int]]
                     param: str = "input", indexed: bool = True) -> list[list[int]]:
     """``model.prepare`` on the preparation workers when the inputs are long (see http/offload.py), else here."""
     prepare = functools.partial(model.prepare, inputs, truncate=truncate, param=param, indexed=indexed)
-    pool = offload_of(context.scope)
-    if pool is None or sum(len(item) for item in inputs) <= LIGHT_PROMPT_CHARS:
-        return prepare()
-    return await pool.run(prepare)
+    return await off_loop(prepare, chars=sum(len(item) for item in inputs))
 
 
 def _data(index: int, vector: Vector, encoding: str) -> dict[str, Any]:

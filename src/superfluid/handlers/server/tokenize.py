@@ -4,12 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from connexion import context
-
-from superfluid.engine import LIGHT_PROMPT_CHARS
 from superfluid.errors import InvalidRequest
-from superfluid.handlers.context import request_body, services
-from superfluid.http.offload import offload_of
+from superfluid.handlers.context import off_loop, request_body, services
 
 
 async def tokenize() -> dict[str, Any]:
@@ -29,5 +25,4 @@ async def tokenize() -> dict[str, Any]:
             out["pieces"] = model.pieces(tokens)
         return out
 
-    pool = offload_of(context.scope)
-    return await pool.run(reply) if pool is not None and len(text) > LIGHT_PROMPT_CHARS else reply()
+    return await off_loop(reply, chars=len(text))

@@ -12,7 +12,6 @@ import dataclasses
 import logging
 from typing import Any
 
-from connexion import context
 from starlette.responses import Response
 
 from superfluid.engine import (
@@ -24,13 +23,13 @@ from superfluid.engine import (
     PreparedPrompt,
     ServedModel,
     TextDelta,
-    is_light,
 )
 from superfluid.errors import ContextLengthExceeded, InvalidRequest, NotFound, SuperfluidError, UnsupportedParameter
 from superfluid.handlers.context import (
     generation_request,
     key_id,
     now,
+    off_loop,
     request_body,
     request_class,
     services,
@@ -41,7 +40,6 @@ from superfluid.handlers.openai.responses import input as rin
 from superfluid.handlers.openai.responses import shapes
 from superfluid.handlers.openai.responses.render import ResponseRender
 from superfluid.http.dialect import Dialect
-from superfluid.http.offload import offload_of
 from superfluid.state import ResponseStore
 
 log = logging.getLogger(__name__)
@@ -94,7 +92,7 @@ async def create_response() -> Response:
                             namespaces=rin.tool_namespaces(body))
     if stream:
         return await stream_reply(model, request, ResponseStream(render, saver), prepared=prepared)
-    generation = await start_generation(model, request, prepared=prepared)
+    generation = await start_generation(model, request, prepared=prepared, whole=True)
 
     async def produce() -> tuple[dict[str, Any], int]:
         final = await _collect(generation, render)
@@ -158,10 +156,7 @@ async def _conversation(body: dict[str, Any], store: ResponseStore, owner: str |
 async def _prepare(model: ServedModel, request: GenerationRequest, *, auto_truncate: bool
                    ) -> tuple[GenerationRequest, PreparedPrompt]:
     """Template and tokenize, on a preparation worker unless the request is light (as start_generation does)."""
-    pool = offload_of(context.scope)
-    if pool is None or is_light(request):
-        return _fit(model, request, auto_truncate)
-    return await pool.run(_fit, model, request, auto_truncate)
+    return await off_loop(lambda: _fit(model, request, auto_truncate), request=request)
 
 
 def _fit(model: ServedModel, request: GenerationRequest, auto_truncate: bool
@@ -188,9 +183,11 @@ def _without_oldest_turn(messages: tuple[ChatMessage, ...]) -> tuple[ChatMessage
 
 
 async def _collect(generation: GenerationStream, render: ResponseRender) -> dict[str, Any]:
-    async for event in generation.events():
-        if isinstance(event, TextDelta):
-            render.delta(event)
-        else:
-            return render.close(event.usage, truncated=event.finish_reason == "length")[1]
-    raise AssertionError("a generation ends with Finished")  # pragma: no cover
+    """The response of a reply read whole: the one collector every dialect uses, its deltas replayed through the
+    renderer a stream would use, so a response reads the same streamed or not."""
+    result = await generation.collect(deltas=True)
+    choice = result.choices[0]
+    for delta in choice.deltas:
+        render.delta(delta)
+    assert choice.usage is not None  # a finished choice carries its usage
+    return render.close(choice.usage, truncated=choice.finish_reason == "length")[1]
