@@ -341,7 +341,7 @@ def test_docs_cli_md_tables_are_the_flag_table() -> None:
     """docs/cli.md's flag tables are generated from superfluid/flags.py (python -m superfluid.flags --write)."""
     from superfluid import flags
 
-    current = flags.DOCS.read_text(encoding="utf-8")
+    current = (Path(__file__).resolve().parents[1] / flags.DOCS).read_text(encoding="utf-8")
     assert flags.documented(current) == current, "docs/cli.md is stale: python -m superfluid.flags --write"
     for flag in flags.FLAGS:
         assert any(name in current for name in flag.names), flag.names

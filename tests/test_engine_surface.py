@@ -72,4 +72,9 @@ def test_nothing_outside_the_engine_reaches_into_a_served_model() -> None:
             if (isinstance(node, ast.Attribute) and node.attr in parts
                     and not (isinstance(node.value, ast.Name) and node.value.id == "self")):
                 offenders.append(f"{path.relative_to(PACKAGE)}:{node.lineno} .{node.attr}")
+            # ... nor by name: getattr(served, "scheduler") once read the lanes for /metrics
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+                    and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant)
+                    and str(node.args[1].value).lstrip("_") in {name.lstrip("_") for name in parts}):
+                offenders.append(f"{path.relative_to(PACKAGE)}:{node.lineno} getattr {node.args[1].value!r}")
     assert offenders == []

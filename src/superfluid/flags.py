@@ -35,7 +35,8 @@ from superfluid.settings import (
 )
 
 API_KEY_ENV = "SUPERFLUID_API_KEY"
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
+DOCS = Path("docs") / "cli.md"
+"""docs/cli.md, from the checkout's root (where ``python -m superfluid.flags`` runs)."""
 OFFLOAD = "GPU offload (a llama-cpp-python build with CUDA, Vulkan, Metal or HIP)"
 
 # ---- value types ----------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from superfluid.engine import ServedModel
 from superfluid.engine.request_scope import RequestScope
 from superfluid.engine.scheduling.stats import EngineStats, LoadStats
 from superfluid.http.metrics import Metrics
@@ -21,11 +22,32 @@ def _samples(metrics: Metrics) -> dict[tuple[str, tuple[tuple[str, str], ...]], 
     return out
 
 
+class _Served(ServedModel):
+    """A loaded generation model's figures, as /metrics reads them through ServedModel's methods."""
+
+    def __init__(self) -> None:  # no llama.cpp model behind it
+        pass
+
+    def kv_snapshot(self) -> dict[str, int]:
+        return {"lanes": 4, "busy": 1, "waiting": 2, "cached_tokens": 300}
+
+    @property
+    def kv_pool_cells(self) -> int:
+        return 1000
+
+    def queued_by_qos(self) -> dict[str, int]:
+        return {"interactive": 1, "completion": 0, "agent": 0, "background": 1}
+
+    def disk_view(self) -> dict[str, Any] | None:
+        return None  # no disk tier
+
+    @property
+    def placement(self) -> Any:
+        return None  # nothing offloaded
+
+
 def _served() -> Any:
-    scheduler = SimpleNamespace(snapshot=lambda: {"lanes": 4, "busy": 1, "waiting": 2, "cached_tokens": 300},
-                                queued_by_qos={"interactive": 1, "completion": 0, "agent": 0, "background": 1},
-                                model=SimpleNamespace(kv_size=1000))
-    return SimpleNamespace(scheduler=scheduler)
+    return _Served()
 
 
 def test_request_counters_and_refusals_by_code() -> None:

@@ -15,7 +15,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 from prometheus_client.registry import Collector
 
-from superfluid.engine import QOS_CLASSES, EngineStats, LoadStats, backend_devices, placement_of
+from superfluid.engine import QOS_CLASSES, EngineStats, LoadStats, ServedModel, backend_devices, placement_of
 from superfluid.engine import Histogram as EngineHistogram
 
 if TYPE_CHECKING:
@@ -265,14 +265,13 @@ class EngineCollector(Collector):
                                     labels=["model"])
         kv_ratio = GaugeMetricFamily("superfluid_kv_pool_usage_ratio", "Used / total KV cells", labels=["model"])
         for model_id, _, _, served, _, _ in models:
-            scheduler = getattr(served, "scheduler", None)
-            if scheduler is None:  # not loaded, or a model without lanes (embeddings, speech)
+            if not isinstance(served, ServedModel):  # not loaded, or a model without lanes (embeddings, speech)
                 continue
-            snapshot = scheduler.snapshot()
-            size = int(scheduler.model.kv_size)
+            snapshot = served.kv_snapshot()
+            size = served.kv_pool_cells
             lanes.add_metric([model_id], snapshot["lanes"])
             busy.add_metric([model_id], snapshot["busy"])
-            queued = scheduler.queued_by_qos
+            queued = served.queued_by_qos()
             for qos in QOS_CLASSES:
                 depth.add_metric([model_id, qos], queued.get(qos, 0))
             kv_size.add_metric([model_id], size)

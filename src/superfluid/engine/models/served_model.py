@@ -230,6 +230,15 @@ class ServedModel:
         """The lanes, the pool, the queue and the tick plan as /slots reports them."""
         return self._scheduler.slot_view()
 
+    @property
+    def kv_pool_cells(self) -> int:
+        """Cells in the KV pool, all lanes together."""
+        return int(self._llama.kv_size)
+
+    def queued_by_qos(self) -> dict[str, int]:
+        """Choices waiting for a lane, by QoS class (/metrics)."""
+        return dict(self._scheduler.queued_by_qos)
+
     # ---- requests ---------------------------------------------------------------------------------
     def tokenize(self, text: str, *, add_special: bool = False) -> list[int]:
         return self._llama.tokenize(text, add_special=add_special, parse_special=True)
