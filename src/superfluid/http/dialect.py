@@ -6,15 +6,12 @@ stream and the fleet head all write a mid-stream failure with ``Dialect.error_fr
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator, Callable
 from enum import Enum
 from typing import Any
 
 from superfluid.errors import SuperfluidError, as_superfluid_error
 from superfluid.http.streams import SSE_COMMENT_KEEPALIVE, Frame, ndjson_line, sse_data, timed
-
-log = logging.getLogger(__name__)
 
 SSE = "text/event-stream"
 NDJSON = "application/x-ndjson"
