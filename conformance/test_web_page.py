@@ -164,12 +164,15 @@ def _chat_flow(driver: webdriver.Chrome, web: WebServer, transport: str) -> None
     _messages(driver)[1].find_element(By.CLASS_NAME, "fork").click()
     _wait(driver, lambda d: len(_sessions(d)) == count + 1, "the fork in the list")
     _wait(driver, lambda d: len(_messages(d)) == 2, "the fork's two messages")
-    fork = driver.find_element(By.CSS_SELECTOR, "#session-list li.session.selected")
-    fork_id = fork.get_attribute("data-session-id")
+    # The list is redrawn as the fork's messages arrive: the selected row is looked up again each time it is used.
+    selected = "#session-list li.session.selected"
+    fork_id = _wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, selected).get_attribute("data-session-id"),
+                    "the fork selected")
     assert fork_id != session_id
 
     # Delete the fork: gone from the list, and after a reload too.
-    fork.find_element(By.CLASS_NAME, "session-delete").click()
+    _wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, selected).find_element(By.CLASS_NAME, "session-delete")
+          .click() or True, "the fork's delete button")
     _wait(driver, lambda d: all(s.get_attribute("data-session-id") != fork_id for s in _sessions(d)),
           "the fork to leave the list")
     driver.refresh()
