@@ -11,9 +11,13 @@ directory, so one replica's prefix cache spills to a disk tier every replica rea
 replicas").
 
 Counted on follow-up turns (2 to 4): the share served warm, meaning ``cached_tokens`` covers at least the
-system prompt (the few tokens of chat-template preamble every prompt shares do not count), and of those the
-share loaded from disk (``x-superfluid-warm-disk``); plus the p50 time to first token. Target: >= 95% warm with
-the prefix-aware router.
+system prompt (the few tokens of chat-template preamble every prompt shares do not count), and where each warm
+follow-up's cells came from: still in a lane, loaded back from the replica's RAM tier, or from a file of the disk
+tier (``x-superfluid-warm-disk`` and ``x-superfluid-warm-from``); plus the p50 time to first token. "From RAM"
+is a lane or the RAM tier. The follow-ups the kill touched (the first turn after it of the killed replica's
+conversations) can only be warm from disk, since the RAM they were in died with the process: they are counted
+apart. Targets with the prefix-aware router: >= 95% warm, and >= 90% of the follow-ups the kill did not touch
+from RAM (issue 52).
 
 Run: ``python -m benchmarks.fleet_sessions [--record]``. Needs the fleet extra (``pip install -e '.[fleet]'``).
 """
@@ -60,6 +64,8 @@ class Turn:
     prompt_tokens: int
     cached_tokens: int
     disk_tokens: int
+    tier: str
+    """``ram`` or ``disk`` when a tier gave the cells back, "" when they were still in a lane (or cold)."""
     ttft_s: float
     replica: str
 
@@ -81,7 +87,8 @@ def _turn(http: httpx.Client, conversation: Conversation, turn: int) -> Turn:
     usage = reply.usage
     return Turn(conversation.index, turn, int(usage["prompt_tokens"]),
                 int(usage["prompt_tokens_details"]["cached_tokens"]),
-                int(reply.headers.get("x-superfluid-warm-disk", 0)), reply.ttft_s,
+                int(reply.headers.get("x-superfluid-warm-disk", 0)), reply.headers.get("x-superfluid-warm-from", ""),
+                reply.ttft_s,
                 reply.headers.get("x-superfluid-replica", ""))
 
 
@@ -102,7 +109,8 @@ def run_router(router: str, work: Path) -> tuple[list[Turn], str]:
                     results.append(_turn(http, conversation, turn))
                     print(f"  {router} turn {turn} conversation {conversation.index}: "
                           f"{results[-1].cached_tokens}/{results[-1].prompt_tokens} warm "
-                          f"({results[-1].disk_tokens} from disk) on {results[-1].replica}", flush=True)
+                          f"({results[-1].disk_tokens} from {results[-1].tier or 'no tier'}) on "
+                          f"{results[-1].replica}", flush=True)
             return results, killed
     finally:
         stop_fleet(fleet)
@@ -112,7 +120,12 @@ def summary(router: str, results: list[Turn], killed: str) -> str:
     system = {t.conversation: t.prompt_tokens - 30 for t in results if t.turn == 1}
     later = [t for t in results if t.turn > 1]
     warm = [t for t in later if t.cached_tokens >= system[t.conversation]]
-    from_disk = [t for t in warm if t.disk_tokens > 0]
+    where = {"lane": sum(t.disk_tokens == 0 for t in warm), "RAM tier": sum(t.tier == "ram" for t in warm),
+             "disk": sum(t.tier == "disk" for t in warm)}
+    before_kill = {t.conversation: t.replica for t in results if t.turn == KILL_AFTER}
+    touched = [t for t in later if t.turn == KILL_AFTER + 1 and before_kill[t.conversation] == killed]
+    untouched = [t for t in later if t not in touched]
+    from_ram = [t for t in untouched if t.cached_tokens >= system[t.conversation] and t.tier != "disk"]
     after_kill = [t for t in later if t.turn > KILL_AFTER]
     warm_after = sum(t.cached_tokens >= system[t.conversation] for t in after_kill)
     ttft = statistics.median(t.ttft_s for t in later) * 1000
@@ -122,7 +135,10 @@ def summary(router: str, results: list[Turn], killed: str) -> str:
         if t.turn == 1:
             per_replica[t.replica] = per_replica.get(t.replica, 0) + 1
     return (f"{router:13s} follow-ups {len(later):3d}  warm {len(warm) / len(later):6.1%} "
-            f"(from disk {len(from_disk):2d})  after the kill {warm_after}/{len(after_kill)}  "
+            f"(lane {where['lane']}, RAM tier {where['RAM tier']}, disk {where['disk']})  "
+            f"from RAM {len(from_ram)}/{len(untouched)} the kill did not touch ({len(from_ram) / len(untouched):.1%}), "
+            f"{sum(t.tier == 'disk' for t in touched)}/{len(touched)} it touched from disk  "
+            f"after the kill {warm_after}/{len(after_kill)} warm  "
             f"p50 TTFT {ttft:7.1f} ms  (first turns {first:7.1f} ms)  first turns per replica "
             f"{sorted(per_replica.values(), reverse=True)}  killed {killed[:12]}")
 

@@ -49,8 +49,7 @@ CONVERSATIONS: dict[str, tuple[list[dict[str, Any]], list[Any] | None]] = {
 
 
 def _engine_messages(messages: list[dict[str, Any]]) -> tuple[ChatMessage, ...]:
-    return tuple(ChatMessage(role=m["role"], content=m.get("content") or "",
-                             extra={k: v for k, v in m.items() if k not in ("role", "content")}) for m in messages)
+    return tuple(ChatMessage.from_template_dict(m) for m in messages)
 
 
 def _superfluid(served: ServedModel, messages: list[dict[str, Any]], tools: list[Any] | None) -> str:

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from conformance.agent_wire import Wire, agent_bin, node_on_path, sse_data
@@ -243,6 +244,59 @@ def test_claude_code_runs_a_tool_call_the_server_wrote(wire: Wire, agents: Path,
     # docs/launch.md: a request that brings a tool's result back shares only part of its prompt with the cached
     # one (83% cached in the suite's runs, 45-90% in recorded sessions with tool calls); more than half is held.
     assert len(shares) >= 2 and min(shares[1:]) > 0.5, f"turns after the first are served warm: {shares}"
+
+
+def _anthropic_share(exchange: Any) -> float:
+    """The share of one Messages request's prompt the server served from its cache."""
+    usage: dict[str, Any] = {}
+    for event in sse_data(exchange.answer):
+        usage = (event.get("message") or {}).get("usage") or event.get("usage") or usage
+    cached = usage.get("cache_read_input_tokens") or 0
+    total = cached + (usage.get("input_tokens") or 0) + (usage.get("cache_creation_input_tokens") or 0)
+    return cached / total if total else 0.0
+
+
+def _claude_one_shot(wire: Wire, agents: Path, workdir: Path, passed: list[str]) -> None:
+    code, out, err = _finish(_launch("claude", wire, agents, workdir, passed))
+    if code != 0 or json.loads(out).get("is_error") is not False:
+        raise Missed(f"exit {code}:\n{out[-1500:]}\n{err[-1500:]}\n{wire.summary()}")
+
+
+def test_claude_code_continues_its_session_warm_after_a_restart(agents: Path, workdir: Path,
+                                                                 tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A session of Claude Code through ``superfluid launch``, the server stopped and started again on the same
+    sessions directory (its default flags otherwise), then ``claude --continue``: the request that carries the
+    earlier turn is served from the saved cells (docs/launch.md), not prefilled again."""
+    folder = tmp_path_factory.mktemp("agent-restart")
+    flags = [DEFAULT_MODEL, "--ctx-size", str(WINDOW), "-n", str(REPLY_CAP)]
+    one_shot = ["--tools", "", "--output-format", "json"]
+    server = start_server(flags, folder / "before.log")
+    try:
+        wire = Wire(server.base_url).start()
+        try:
+            _attempts(lambda: _claude_one_shot(wire, agents, workdir, ["-p", "Say hi", *one_shot]))
+        finally:
+            wire.stop()
+    finally:
+        stop_server(server)  # a stop saves the lanes to the disk tier
+    server = start_server(flags, folder / "after.log")
+    try:
+        wire = Wire(server.base_url).start()
+        try:
+            _attempts(lambda: _claude_one_shot(wire, agents, workdir,
+                                               ["-p", "Say it once more", "--continue", *one_shot]), attempts=1)
+            # The answer to the continued session: the request that carries the earlier turn (Claude Code's side
+            # requests, such as naming the session, hold one message).
+            continued = [e for e in wire.posts("/v1/messages") if len((e.request or {}).get("messages") or ()) > 2]
+            assert continued and all(e.status == 200 for e in wire.posts("/v1/messages")), wire.summary()
+            share = _anthropic_share(continued[-1])
+            slots = httpx.get(server.base_url + "/slots", timeout=30).json()[0]["kv_disk"]
+        finally:
+            wire.stop()
+    finally:
+        stop_server(server)
+    assert share >= 0.9, f"the continued turn was {share:.1%} cached after the restart\n{wire.summary()}"
+    assert slots["restores"] >= 1, slots
 
 
 # ---- Codex (Responses) ------------------------------------------------------------------------------------

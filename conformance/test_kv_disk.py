@@ -40,6 +40,7 @@ class Reply:
     prompt_tokens: int
     warm: int
     from_disk: int
+    tier: str
 
 
 def _ask(server: RunningServer, seed: int, question: str = "Which word comes first?") -> Reply:
@@ -49,7 +50,8 @@ def _ask(server: RunningServer, seed: int, question: str = "Which word comes fir
     assert reply.status_code == 200, reply.text
     data = reply.json()
     return Reply(data["choices"][0]["message"]["content"], data["usage"]["prompt_tokens"],
-                 int(reply.headers["x-superfluid-warm"]), int(reply.headers.get("x-superfluid-warm-disk", 0)))
+                 int(reply.headers["x-superfluid-warm"]), int(reply.headers.get("x-superfluid-warm-disk", 0)),
+                 reply.headers.get("x-superfluid-warm-from", ""))
 
 
 def _serve(base: Path, log: str, *extra: str, model: str = "smollm2-135m-instruct") -> RunningServer:
@@ -77,6 +79,7 @@ def test_an_evicted_conversation_comes_back_warm_from_disk(base: Path) -> None:
         assert _ask(server, 2).warm < 50  # the other conversation takes the only lane
         from_disk = _ask(server, 1)
         assert from_disk.from_disk >= from_disk.prompt_tokens - 1 == from_disk.warm
+        assert from_disk.tier == "ram"  # the RAM tier (on by default) still holds the lane it saved
         assert from_disk.text == in_ram.text  # the same cells: the same greedy reply
         slots = httpx.get(server.base_url + "/slots").json()[0]["kv_disk"]
         assert slots["restores"] >= 1 and slots["files"] >= 1 and slots["bytes"] <= BUDGET
@@ -92,6 +95,7 @@ def test_a_restarted_server_serves_the_conversations_warm_from_disk(base: Path) 
     try:
         first, second = _ask(server, 1), _ask(server, 2)
         assert first.from_disk >= first.prompt_tokens - 1 and second.from_disk >= second.prompt_tokens - 1
+        assert first.tier == second.tier == "disk"  # a new process: only the files are left
         fresh = _ask(server, 3)
         assert fresh.from_disk == 0 and fresh.warm < 50
     finally:

@@ -58,11 +58,11 @@ def test_tool_use_and_tool_result_become_a_call_and_a_tool_message() -> None:
     ])
     assistant = out[1]
     assert assistant.content == "Let me look."
-    assert assistant.extra["reasoning_content"] == "call it"
-    call = assistant.extra["tool_calls"][0]
-    assert call["id"] == "toolu_1" and call["function"]["name"] == "get_weather"
-    assert json.loads(call["function"]["arguments"]) == {"city": "Paris"}
-    assert out[2] == ChatMessage("tool", "sunny", {"tool_call_id": "toolu_1", "name": "get_weather"})
+    assert assistant.reasoning_content == "call it"
+    (call,) = assistant.tool_calls
+    assert call.id == "toolu_1" and call.name == "get_weather"
+    assert json.loads(call.arguments) == {"city": "Paris"}
+    assert out[2] == ChatMessage("tool", "sunny", tool_call_id="toolu_1", name="get_weather")
     assert out[3] == ChatMessage("user", "and tomorrow?")
 
 
@@ -73,7 +73,7 @@ def test_tool_result_blocks_and_errors() -> None:
         {"type": "tool_result", "tool_use_id": "b", "content": "boom", "is_error": True},
         {"type": "tool_result", "tool_use_id": "c"}]}])
     assert [m.content for m in out] == ["x\ny", "Error: boom", ""]
-    assert all(m.role == "tool" and "name" not in m.extra for m in out)
+    assert all(m.role == "tool" and m.name is None for m in out)
 
 
 def test_images_are_refused_naming_the_block() -> None:

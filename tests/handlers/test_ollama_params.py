@@ -228,9 +228,10 @@ def test_messages_keep_thinking_tool_calls_and_results() -> None:
     ], "m")
     assert [(m.role, m.content) for m in messages] == [("system", "s"), ("user", "u"), ("assistant", ""),
                                                        ("tool", "42")]
-    assert messages[2].extra == {"reasoning_content": "hmm", "tool_calls": [
-        {"id": "c1", "type": "function", "function": {"name": "f", "arguments": {"x": 1}}}]}
-    assert messages[3].extra == {"name": "f", "tool_call_id": "c1"}
+    assert messages[2].as_template_dict() == {"role": "assistant", "content": "", "reasoning_content": "hmm",
+                                              "tool_calls": [{"id": "c1", "type": "function",
+                                                              "function": {"name": "f", "arguments": {"x": 1}}}]}
+    assert messages[3].as_template_dict() == {"role": "tool", "content": "42", "name": "f", "tool_call_id": "c1"}
 
 
 def test_message_images_need_a_model_that_reads_them() -> None:

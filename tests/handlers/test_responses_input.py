@@ -71,7 +71,9 @@ def test_duplicate_item_ids_are_refused() -> None:
 # ---- items -> chat messages ----------------------------------------------------------------------------------
 def _messages(items: list[dict[str, Any]], **kw: Any) -> list[tuple[str, str, dict[str, Any]]]:
     out = rin.chat_messages(rin.input_items(items), model_id="m", **kw)
-    return [(m.role, m.content, m.extra) for m in out]
+    # What a template reads besides role and content: the message's name, calls, result id and reasoning.
+    return [(m.role, m.content, {k: v for k, v in m.as_template_dict().items() if k not in ("role", "content")})
+            for m in out]
 
 
 def test_instructions_come_first_and_developer_reads_as_system() -> None:

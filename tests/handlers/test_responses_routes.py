@@ -125,8 +125,8 @@ def test_a_continuation_starts_from_the_earlier_items(app: tuple[TestClient, _Se
     messages = services.model.requests[-1].prompt.messages  # type: ignore[union-attr]
     assert [(m.role, m.content) for m in messages] == [
         ("user", "First question"), ("assistant", "Hello"), ("user", "Second question")]  # instructions not kept
-    assert messages[1].extra["reasoning_content"] == "thinking "
-    assert messages[1].extra["tool_calls"][0]["id"] == "call_1"
+    assert messages[1].reasoning_content == "thinking "
+    assert messages[1].tool_calls[0].id == "call_1"
 
 
 def test_deleted_is_gone_everywhere(app: tuple[TestClient, _Services]) -> None:

@@ -32,14 +32,61 @@ class SamplingParams:
 
 
 @dataclass(frozen=True)
+class PastCall:
+    """A tool call an earlier assistant turn of the conversation made, as the client sends it back."""
+
+    name: str | None
+    arguments: Any = None
+    """JSON text (OpenAI's wire) or an object (Ollama's, Anthropic's ``input``)."""
+    id: str | None = None
+
+    def as_template_dict(self) -> dict[str, Any]:
+        """The shape chat templates read (Hugging Face's convention)."""
+        out: dict[str, Any] = {"type": "function", "function": {"name": self.name, "arguments": self.arguments}}
+        if self.id is not None:
+            out["id"] = self.id
+        return out
+
+
+@dataclass(frozen=True)
 class ChatMessage:
     role: str
     content: str
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Other message keys a template may read (name, tool_call_id, tool_calls, reasoning_content)."""
+    name: str | None = None
+    """The name a tool result answers for, or a participant's name."""
+    tool_call_id: str | None = None
+    """The call a tool result answers."""
+    tool_calls: tuple[PastCall, ...] = ()
+    reasoning_content: str | None = None
+    """The reasoning an earlier assistant turn wrote before its answer."""
+
+    @classmethod
+    def from_template_dict(cls, message: dict[str, Any]) -> ChatMessage:
+        """The inverse of ``as_template_dict``: a message in the shape chat templates read."""
+        calls = tuple(PastCall((c.get("function") or {}).get("name"), (c.get("function") or {}).get("arguments"),
+                               c.get("id")) for c in message.get("tool_calls") or ())
+        return cls(role=message["role"], content=message.get("content") or "", name=message.get("name"),
+                   tool_call_id=message.get("tool_call_id"), tool_calls=calls,
+                   reasoning_content=message.get("reasoning_content"))
+
+    @property
+    def plain(self) -> bool:
+        """Only a role and text: no name, calls, result id or reasoning."""
+        return (self.name is None and self.tool_call_id is None and not self.tool_calls
+                and self.reasoning_content is None)
 
     def as_template_dict(self) -> dict[str, Any]:
-        return {**self.extra, "role": self.role, "content": self.content}
+        """The message as chat templates read it: the keys that are set, then role and content."""
+        out: dict[str, Any] = {}
+        if self.name is not None:
+            out["name"] = self.name
+        if self.tool_call_id is not None:
+            out["tool_call_id"] = self.tool_call_id
+        if self.tool_calls:
+            out["tool_calls"] = [call.as_template_dict() for call in self.tool_calls]
+        if self.reasoning_content is not None:
+            out["reasoning_content"] = self.reasoning_content
+        return {**out, "role": self.role, "content": self.content}
 
 
 @dataclass(frozen=True)
@@ -127,7 +174,9 @@ class Admitted:
     prompt_tokens: int
     cached_tokens: int
     restored_tokens: int = 0
-    """Of ``cached_tokens``, those loaded from the prefix cache's disk tier."""
+    """Of ``cached_tokens``, those loaded from the prefix cache's tiers."""
+    restored_from: str = ""
+    """The tier ``restored_tokens`` came from: ``ram`` (a saved lane still in memory) or ``disk`` (its file)."""
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,8 @@ WARM = "x-superfluid-warm"
 """The header that says how many prompt tokens the prefix cache served."""
 WARM_DISK = "x-superfluid-warm-disk"
 """Of the warm tokens, those loaded from the prefix cache's tiers, RAM or disk (sent only when there are some)."""
+WARM_FROM = "x-superfluid-warm-from"
+"""Beside x-superfluid-warm-disk: ``ram`` when the RAM tier gave those tokens back, ``disk`` when a file did."""
 
 
 class StreamRenderer:
@@ -157,6 +159,7 @@ def _warm_headers(warm: int, generation: GenerationStream) -> dict[str, str]:
     headers = {WARM: str(warm)}
     if generation.restored_tokens:
         headers[WARM_DISK] = str(generation.restored_tokens)
+        headers[WARM_FROM] = generation.restored_from or "disk"
     return headers
 
 

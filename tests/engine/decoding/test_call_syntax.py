@@ -29,7 +29,7 @@ from superfluid.engine.decoding.syntax_grammar import syntax_lark
 from superfluid.engine.decoding.tool_calls import ToolPolicy, ToolSpec, tool_format
 from superfluid.engine.decoding.tool_readers import call_reader
 from superfluid.engine.models.chat_template import ChatTemplate
-from superfluid.engine.types import ChatMessage
+from superfluid.engine.types import ChatMessage, PastCall
 from superfluid.errors import ConstraintUnsatisfiable
 from tests.engine.decoding.call_reading import assert_random_decodings_read_back, every_split, read_calls, takes
 
@@ -133,12 +133,11 @@ def test_a_family_writes_calls_as_its_template_does(fmt: str) -> None:
 
 def test_a_one_call_family_gets_earlier_parallel_calls_one_a_turn() -> None:
     template = _template(SOURCES["gigachat_v3"])
-    calls = [{"id": f"c{i}", "type": "function", "function": {"name": "get_weather", "arguments": {"city": city}}}
-             for i, city in enumerate(("Oslo", "Bergen"))]
+    calls = tuple(PastCall("get_weather", {"city": city}, f"c{i}") for i, city in enumerate(("Oslo", "Bergen")))
     history = (ChatMessage(role="user", content="Weather?"),
-               ChatMessage(role="assistant", content="", extra={"tool_calls": calls}),
-               ChatMessage(role="tool", content="Sunny.", extra={"tool_call_id": "c0"}),
-               ChatMessage(role="tool", content="Rain.", extra={"tool_call_id": "c1"}))
+               ChatMessage(role="assistant", content="", tool_calls=calls),
+               ChatMessage(role="tool", content="Sunny.", tool_call_id="c0"),
+               ChatMessage(role="tool", content="Rain.", tool_call_id="c1"))
     plan = plan_output(history, template, tools=ToolPolicy((WEATHER,)), constraint=None)
     text = template.render(plan.messages, tools=plan.template_tools).text
     oslo, bergen = (SYNTAXES["gigachat_v3"].write([("get_weather", {"city": c})]) for c in ("Oslo", "Bergen"))
@@ -150,15 +149,14 @@ def test_solar_open_history_ids_reach_the_template_as_ten_characters() -> None:
     """Ids of earlier calls (another server's ``call_...``, this server's own) are mapped to stable ten-character
     lowercase ids, the same for a call and the result that names it; a call without an id gets one by place."""
     template = _template(SOURCES["solar_open"])
-    calls = [{"id": i, "type": "function", "function": {"name": "get_weather", "arguments": {"city": city}}}
-             for i, city in (("call_abc123XYZ", "Oslo"), ("a1b2c3d4e5", "Bergen"))]
+    calls = tuple(PastCall("get_weather", {"city": city}, i)
+                  for i, city in (("call_abc123XYZ", "Oslo"), ("a1b2c3d4e5", "Bergen")))
     history = (ChatMessage(role="user", content="Weather?"),
-               ChatMessage(role="assistant", content="", extra={"tool_calls": calls}),
-               ChatMessage(role="tool", content="Sunny.", extra={"tool_call_id": "call_abc123XYZ"}),
-               ChatMessage(role="tool", content="Rain.", extra={"tool_call_id": "a1b2c3d4e5"}),
-               ChatMessage(role="assistant", content="", extra={"tool_calls": [
-                   {"type": "function", "function": {"name": "get_weather", "arguments": {"city": "Rome"}}}]}),
-               ChatMessage(role="tool", content="Warm.", extra={}),
+               ChatMessage(role="assistant", content="", tool_calls=calls),
+               ChatMessage(role="tool", content="Sunny.", tool_call_id="call_abc123XYZ"),
+               ChatMessage(role="tool", content="Rain.", tool_call_id="a1b2c3d4e5"),
+               ChatMessage(role="assistant", content="", tool_calls=(PastCall("get_weather", {"city": "Rome"}),)),
+               ChatMessage(role="tool", content="Warm."),
                ChatMessage(role="user", content="And Paris?"))
     plan = plan_output(history, template, tools=ToolPolicy((WEATHER,)), constraint=None)
     first, second = (c["id"] for c in plan.messages[1]["tool_calls"])
@@ -175,7 +173,7 @@ def test_solar_open_history_ids_reach_the_template_as_ten_characters() -> None:
         assert f"<|tool_call:begin|>{call_id}<|tool_call:name|>" in text
         assert f"<|tool_response:begin|>{call_id}<|tool_response:name|>get_weather" in text
     assert "call_abc123XYZ" not in text
-    assert history[1].extra["tool_calls"][0]["id"] == "call_abc123XYZ", "the request's own data is untouched"
+    assert history[1].tool_calls[0].id == "call_abc123XYZ", "the request's own data is untouched"
 
 
 def test_the_templates_that_drop_calls_do() -> None:

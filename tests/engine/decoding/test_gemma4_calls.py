@@ -12,7 +12,7 @@ from superfluid.engine.decoding.text_output import TextOutput
 from superfluid.engine.decoding.tool_calls import ToolPolicy, ToolSpec
 from superfluid.engine.decoding.tool_grammars import call_grammar
 from superfluid.engine.models.chat_template import ChatTemplate
-from superfluid.engine.types import ChatMessage
+from superfluid.engine.types import ChatMessage, PastCall
 from superfluid.errors import ConstraintUnsatisfiable
 from tests.engine.bundled_vocab import grammar_tokenizer
 from tests.engine.decoding.call_reading import (
@@ -82,10 +82,9 @@ def test_nested_values_are_written_as_the_template_writes_them() -> None:
 
 def test_the_earlier_template_gets_results_as_tool_responses() -> None:
     history = (ChatMessage(role="user", content="Weather?"),
-               ChatMessage(role="assistant", content="", extra={"tool_calls": [
-                   {"id": "c1", "type": "function", "function": {"name": "get_weather",
-                                                                 "arguments": '{"city": "Oslo"}'}}]}),
-               ChatMessage(role="tool", content='{"sky": "sunny"}', extra={"tool_call_id": "c1"}),
+               ChatMessage(role="assistant", content="",
+                           tool_calls=(PastCall("get_weather", '{"city": "Oslo"}', "c1"),)),
+               ChatMessage(role="tool", content='{"sky": "sunny"}', tool_call_id="c1"),
                ChatMessage(role="assistant", content="It is sunny."))
     for name in GEMMA4_TEMPLATES:
         template = published_template(name)

@@ -106,10 +106,11 @@ def test_typed_values_are_written_as_the_template_writes_them() -> None:
 def test_history_reaches_the_template_as_it_reads_it() -> None:
     # A call with an id and one without (Ollama's), their results, reasoning, and the answer after.
     history = (ChatMessage("user", "Weather and time?"),
-               ChatMessage("assistant", "Checking.", {"reasoning_content": "Two tools.", "tool_calls": [
-                   history_call("get_weather", '{"city": "Oslo"}', "call_1"), history_call("get_time", "{}")]}),
-               ChatMessage("tool", '{"sky": "clear"}', {"tool_call_id": "call_1"}),
-               ChatMessage("tool", "09:30", {"name": "get_time"}),
+               ChatMessage.from_template_dict({
+                   "role": "assistant", "content": "Checking.", "reasoning_content": "Two tools.", "tool_calls": [
+                       history_call("get_weather", '{"city": "Oslo"}', "call_1"), history_call("get_time", "{}")]}),
+               ChatMessage("tool", '{"sky": "clear"}', tool_call_id="call_1"),
+               ChatMessage("tool", "09:30", name="get_time"),
                ChatMessage("assistant", "Clear, half past nine."))
     template = _template()
     plan = plan_output(history, template, tools=ToolPolicy((WEATHER, CLOCK)), constraint=None)

@@ -90,11 +90,12 @@ def test_values_are_written_as_the_template_writes_them() -> None:
 
 def test_history_reaches_the_template_as_it_reads_it() -> None:
     history = (ChatMessage("user", "Weather and time?"),
-               ChatMessage("assistant", "", {"reasoning_content": "Two tools.", "tool_calls": [
-                   history_call("get_weather", '{"city": "Oslo"}', "call_1"),
-                   history_call("get_time", "{}", "call_2")]}),
-               ChatMessage("tool", '{"sky": "clear"}', {"tool_call_id": "call_1"}),
-               ChatMessage("tool", "09:30", {"name": "get_time"}),
+               ChatMessage.from_template_dict({
+                   "role": "assistant", "content": "", "reasoning_content": "Two tools.", "tool_calls": [
+                       history_call("get_weather", '{"city": "Oslo"}', "call_1"),
+                       history_call("get_time", "{}", "call_2")]}),
+               ChatMessage("tool", '{"sky": "clear"}', tool_call_id="call_1"),
+               ChatMessage("tool", "09:30", name="get_time"),
                ChatMessage("assistant", "Clear, half past nine."))
     template = _template()
     plan = plan_output(history, template, tools=ToolPolicy((WEATHER, CLOCK)), constraint=None)

@@ -17,7 +17,7 @@ from superfluid.engine.decoding.marked_readers import GemmaReader, HermesReader,
 from superfluid.engine.decoding.output_plan import plan_output
 from superfluid.engine.decoding.tool_calls import ToolPolicy, ToolSpec
 from superfluid.engine.models.chat_template import BUILTIN_TEMPLATES, ChatTemplate, builtin_template_source
-from superfluid.engine.types import ChatMessage
+from superfluid.engine.types import ChatMessage, PastCall
 from superfluid.errors import ConstraintUnsatisfiable, UnsupportedParameter
 from superfluid.handlers.openai.params import tool_policy
 from tests.engine.bundled_vocab import accepts, grammar_tokenizer
@@ -42,9 +42,8 @@ ASK = (ChatMessage("user", "What is the weather in Paris?"),)
 HISTORY = (
     ChatMessage("system", "Be brief."),
     *ASK,
-    ChatMessage("assistant", "", {"tool_calls": [{"id": "call_5f0c2e", "type": "function", "function": {
-        "name": "get_weather", "arguments": '{"city": "Paris"}'}}]}),
-    ChatMessage("tool", '{"temperature": 21}', {"tool_call_id": "call_5f0c2e"}),
+    ChatMessage("assistant", "", tool_calls=(PastCall("get_weather", '{"city": "Paris"}', "call_5f0c2e"),)),
+    ChatMessage("tool", '{"temperature": 21}', tool_call_id="call_5f0c2e"),
     ChatMessage("assistant", "It is 21 degrees in Paris."),
     ChatMessage("user", "And in Oslo?"),
 )

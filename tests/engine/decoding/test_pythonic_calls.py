@@ -11,7 +11,7 @@ from superfluid.engine.decoding.output_plan import plan_output
 from superfluid.engine.decoding.pythonic_calls import lfm2_lark, literal_json, write_lfm2
 from superfluid.engine.decoding.tool_calls import ToolPolicy, ToolSpec
 from superfluid.engine.models.chat_template import ChatTemplate
-from superfluid.engine.types import ChatMessage
+from superfluid.engine.types import ChatMessage, PastCall
 from superfluid.errors import ConstraintUnsatisfiable
 from tests.engine.decoding.call_reading import (
     CLOCK,
@@ -65,10 +65,9 @@ def test_the_family_writes_calls_as_lfm25_s_template_does_and_reads_them_back(co
 
 def test_earlier_calls_reach_the_templates_that_leave_them_out() -> None:
     history = (ChatMessage(role="user", content="Weather?"),
-               ChatMessage(role="assistant", content="", extra={"tool_calls": [
-                   {"id": "c1", "type": "function", "function": {"name": "get_weather",
-                                                                 "arguments": '{"city": "Oslo"}'}}]}),
-               ChatMessage(role="tool", content="Sunny.", extra={"tool_call_id": "c1"}))
+               ChatMessage(role="assistant", content="",
+                           tool_calls=(PastCall("get_weather", '{"city": "Oslo"}', "c1"),)),
+               ChatMessage(role="tool", content="Sunny.", tool_call_id="c1"))
     for name in LFM2_TEMPLATES:
         template = published_template(name)
         plan = plan_output(history, template, tools=ToolPolicy((WEATHER,)), constraint=None)

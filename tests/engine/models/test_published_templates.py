@@ -20,7 +20,7 @@ import pytest
 from superfluid.engine.decoding.output_plan import plan_output
 from superfluid.engine.decoding.tool_calls import ToolPolicy, ToolSpec
 from superfluid.engine.models.chat_template import ChatTemplate, TemplateCompileError, TemplateError
-from superfluid.engine.types import ChatMessage
+from superfluid.engine.types import ChatMessage, PastCall
 
 FOLDER = Path(__file__).parent / "published_templates"
 TEMPLATES = sorted(p.name for p in FOLDER.glob("*.jinja"))
@@ -81,8 +81,7 @@ def _template(name: str) -> ChatTemplate:
 
 
 def _engine_messages(messages: list[dict[str, Any]]) -> tuple[ChatMessage, ...]:
-    return tuple(ChatMessage(role=m["role"], content=m.get("content") or "",
-                             extra={k: v for k, v in m.items() if k not in ("role", "content")}) for m in messages)
+    return tuple(ChatMessage.from_template_dict(m) for m in messages)
 
 
 def render(template: ChatTemplate, conversation: Conversation, **kwargs: Any) -> str:
@@ -228,9 +227,8 @@ def test_mistral_calls_without_ids_get_them_from_their_place() -> None:
     template = _template("Mistral-Small-3.2-24B-Instruct-2506.jinja")
     messages = (
         ChatMessage(role="user", content="Weather in Paris?"),
-        ChatMessage(role="assistant", content="", extra={"tool_calls": [
-            {"type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]}),
-        ChatMessage(role="tool", content="Sunny.", extra={"name": "get_weather"}),
+        ChatMessage(role="assistant", content="", tool_calls=(PastCall("get_weather", '{"city": "Paris"}'),)),
+        ChatMessage(role="tool", content="Sunny.", name="get_weather"),
     )
     plan = plan_output(messages, template, tools=None, constraint=None)
     call_id = plan.messages[1]["tool_calls"][0]["id"]

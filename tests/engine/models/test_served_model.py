@@ -12,7 +12,7 @@ from superfluid.engine.models.served_model import (
     is_light,
     least_rendered_chars,
 )
-from superfluid.engine.types import ChatMessage, ChatPrompt, FimPrompt, GenerationRequest, TextPrompt
+from superfluid.engine.types import ChatMessage, ChatPrompt, FimPrompt, GenerationRequest, PastCall, TextPrompt
 
 
 def _chat(*contents: str, **extra: object) -> GenerationRequest:
@@ -31,7 +31,7 @@ def test_long_many_or_constrained_requests_are_not() -> None:
     assert not is_light(_chat(*["hi"] * (LIGHT_MESSAGES + 1)))
     assert not is_light(_chat("hi", constraint=Constraint.for_schema(ANY_JSON_OBJECT)))
     assert not is_light(GenerationRequest(model="m", prompt=TextPrompt("x" * (LIGHT_PROMPT_CHARS + 1))))
-    calls = ChatMessage(role="assistant", content="", extra={"tool_calls": [{"id": "1"}]})
+    calls = ChatMessage(role="assistant", content="", tool_calls=(PastCall("f", "{}", "1"),))
     assert not is_light(GenerationRequest(model="m", prompt=ChatPrompt(messages=(calls,))))
 
 

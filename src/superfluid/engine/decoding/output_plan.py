@@ -177,7 +177,7 @@ def _generic_history(messages: tuple[ChatMessage, ...]) -> list[dict[str, Any]]:
                 for c in calls]})
         elif message.role == "tool":
             entry["content"] = json.dumps({"tool_result": message.content,
-                                           "tool_call_id": message.extra.get("tool_call_id")})
+                                           "tool_call_id": message.tool_call_id})
         out.append(entry)
     return out
 

@@ -108,7 +108,7 @@ def is_light(request: GenerationRequest) -> bool:
             return False
         total = 0
         for message in prompt.messages:
-            if "tool_calls" in message.extra:
+            if message.tool_calls:
                 return False
             total += len(message.content)
             if total > LIGHT_PROMPT_CHARS:

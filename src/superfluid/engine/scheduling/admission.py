@@ -228,6 +228,7 @@ def _from_disk(job: Job, lane: Lane, tier: KvDiskTier, limit: int, in_ram: int, 
         return True
     _seat(job, lane, keep)
     job.restored = keep
+    job.restored_from = "ram" if found.from_ram else "disk"
     return True
 
 

@@ -183,7 +183,9 @@ class Job:
     """Token counts at which the lane saves a checkpoint of its recurrent state (rollback-free models only)."""
     cached: int = 0
     restored: int = 0
-    """Of ``cached``, the tokens loaded from the disk tier."""
+    """Of ``cached``, the tokens loaded from the prefix cache's tiers."""
+    restored_from: str = ""
+    """Which tier gave ``restored`` back: ``ram`` or ``disk`` ("" when none did)."""
     from_checkpoint: bool = False
     """``cached`` ends at a checkpoint of recurrent state loaded back (checkpoints.py), not at a lane's end."""
     generated: int = 0

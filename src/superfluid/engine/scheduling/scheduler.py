@@ -334,7 +334,7 @@ class Scheduler:
                 self.stats.checkpoint_restores += 1
             job.sampler = LaneSampler(job.sampling, self._rows)
             admitted = Admitted(index=job.index, prompt_tokens=len(job.prompt), cached_tokens=job.cached,
-                                restored_tokens=job.restored)
+                                restored_tokens=job.restored, restored_from=job.restored_from)
             self._outbox.post(job.sink, admitted)
 
     def _ticking(self) -> list[Lane]:

@@ -54,7 +54,9 @@ class GenerationStream:
         self.prompt_tokens = prompt_tokens
         self.cached_tokens: int | None = None
         self.restored_tokens = 0
-        """Of ``cached_tokens``, those loaded from the disk tier (known once admitted)."""
+        """Of ``cached_tokens``, those loaded from the prefix cache's tiers (known once admitted)."""
+        self.restored_from = ""
+        """``ram`` or ``disk``: the tier ``restored_tokens`` came from ("" when none)."""
         self._open = {job.index for job in jobs}
         self._early: list[EngineEvent] = []
         self._scope = request_scope.current()
@@ -115,6 +117,7 @@ class GenerationStream:
     def _admit(self, event: Admitted) -> None:
         self.cached_tokens = event.cached_tokens
         self.restored_tokens = event.restored_tokens
+        self.restored_from = event.restored_from
         if self._scope is not None:  # known now, so a request cut before it finishes still logs it
             self._scope.cached_tokens = event.cached_tokens
 

@@ -16,6 +16,7 @@ from superfluid.engine import (
     ChatMessage,
     ChatPrompt,
     Constraint,
+    PastCall,
     ServedModel,
     ToolChoice,
     ToolPolicy,
@@ -67,9 +68,8 @@ def _all_system_text(body: Mapping[str, Any], model: str) -> str:
     return "\n\n".join(part for part in parts if part)
 
 
-def _tool_call(block: Mapping[str, Any]) -> dict[str, Any]:
-    return {"id": block["id"], "type": "function",
-            "function": {"name": block["name"], "arguments": json.dumps(block.get("input") or {})}}
+def _tool_call(block: Mapping[str, Any]) -> PastCall:
+    return PastCall(block["name"], json.dumps(block.get("input") or {}), block["id"])
 
 
 def _assistant(blocks: list[Mapping[str, Any]], model: str, where: str) -> ChatMessage:
@@ -87,12 +87,8 @@ def _assistant(blocks: list[Mapping[str, Any]], model: str, where: str) -> ChatM
         elif kind in USER_ONLY:
             raise _misplaced(kind, "assistant", f"{where}[{j}]")
         # redacted_thinking carries nothing this server can read: left out.
-    extra: dict[str, Any] = {}
-    if thoughts:
-        extra["reasoning_content"] = "\n".join(thoughts)
-    if calls:
-        extra["tool_calls"] = calls
-    return ChatMessage(role="assistant", content="\n".join(texts), extra=extra)
+    return ChatMessage(role="assistant", content="\n".join(texts), tool_calls=tuple(calls),
+                       reasoning_content="\n".join(thoughts) if thoughts else None)
 
 
 def _result_text(block: Mapping[str, Any], model: str, where: str) -> str:
@@ -122,10 +118,8 @@ def _user(blocks: list[Mapping[str, Any]], model: str, where: str,
         if kind == "tool_result":
             flush()
             call_id = str(block["tool_use_id"])
-            extra: dict[str, Any] = {"tool_call_id": call_id}
-            if call_id in call_names:
-                extra["name"] = call_names[call_id]
-            out.append(ChatMessage(role="tool", content=_result_text(block, model, f"{where}[{j}]"), extra=extra))
+            out.append(ChatMessage(role="tool", content=_result_text(block, model, f"{where}[{j}]"),
+                                   tool_call_id=call_id, name=call_names.get(call_id)))
         elif kind in MEDIA_BLOCKS:
             refuse_media(model, MEDIA_BLOCKS[kind], f"{where}[{j}]")
         elif kind in ASSISTANT_ONLY:
@@ -156,8 +150,8 @@ def convert_messages(body: Mapping[str, Any], model: str) -> tuple[ChatMessage, 
         where = f"messages[{i}].content"
         if role == "assistant":
             turn = _assistant(content, model, where)
-            for call in turn.extra.get("tool_calls", ()):
-                call_names[call["id"]] = call["function"]["name"]
+            for call in turn.tool_calls:
+                call_names[str(call.id)] = str(call.name)
             out.append(turn)
         else:
             out.extend(_user(content, model, where, call_names))
@@ -218,7 +212,7 @@ def prefill(messages: tuple[ChatMessage, ...]) -> tuple[tuple[ChatMessage, ...],
     """A conversation that ends with an assistant turn of plain text asks the reply to continue that text (the
     hosted API's prefill): the turn leaves the history and becomes the prompt's prefill."""
     last = messages[-1] if messages else None
-    if last is None or last.role != "assistant" or last.extra or not last.content:
+    if last is None or last.role != "assistant" or not last.plain or not last.content:
         return messages, ""
     return messages[:-1], last.content
 

@@ -19,6 +19,7 @@ from superfluid.engine import (
     ChatTemplate,
     Constraint,
     FimPrompt,
+    PastCall,
     Prompt,
     SamplingParams,
     TextPrompt,
@@ -219,14 +220,10 @@ def logprobs_request(body: Mapping[str, Any]) -> int | None:
 # ---- prompts ----------------------------------------------------------------------------------------------
 
 
-def _template_call(call: Mapping[str, Any]) -> dict[str, Any]:
-    """An Ollama tool call in a message -> the OpenAI-like shape chat templates read."""
+def _past_call(call: Mapping[str, Any]) -> PastCall:
+    """An Ollama tool call in a message (arguments as an object; an id only where the client kept one)."""
     fn = call.get("function") or {}
-    out: dict[str, Any] = {"type": "function",
-                           "function": {"name": fn.get("name"), "arguments": fn.get("arguments") or {}}}
-    if call.get("id"):
-        out["id"] = call["id"]
-    return out
+    return PastCall(fn.get("name"), fn.get("arguments") or {}, call.get("id") or None)
 
 
 def convert_messages(raw: list[dict[str, Any]], model: str) -> tuple[ChatMessage, ...]:
@@ -236,16 +233,11 @@ def convert_messages(raw: list[dict[str, Any]], model: str) -> tuple[ChatMessage
         refuse_unknown(message, MESSAGE_FIELDS, where=f"messages[{i}].")
         if _present(message.get("images")):
             refuse_media(model, "images", f"messages[{i}].images")
-        extra: dict[str, Any] = {}
-        if message.get("thinking"):
-            extra["reasoning_content"] = message["thinking"]
-        if message.get("tool_calls"):
-            extra["tool_calls"] = [_template_call(c) for c in message["tool_calls"]]
-        if message.get("tool_name"):
-            extra["name"] = message["tool_name"]
-        if message.get("tool_call_id"):
-            extra["tool_call_id"] = message["tool_call_id"]
-        out.append(ChatMessage(role=message["role"], content=message.get("content") or "", extra=extra))
+        out.append(ChatMessage(role=message["role"], content=message.get("content") or "",
+                               name=message.get("tool_name") or None,
+                               tool_call_id=message.get("tool_call_id") or None,
+                               tool_calls=tuple(_past_call(c) for c in message.get("tool_calls") or ()),
+                               reasoning_content=message.get("thinking") or None))
     return tuple(out)
 
 

@@ -14,7 +14,7 @@ import secrets
 from collections.abc import Sequence
 from typing import Any
 
-from superfluid.engine import ChatMessage, ChatTemplate, Constraint, ToolPolicy
+from superfluid.engine import ChatMessage, ChatTemplate, Constraint, PastCall, ToolPolicy
 from superfluid.errors import InvalidRequest, UnsupportedParameter
 from superfluid.handlers.openai import chat
 from superfluid.handlers.openai import params as openai_params
@@ -115,9 +115,9 @@ def check_unique_ids(history: Sequence[dict[str, Any]], items: Sequence[dict[str
 def chat_messages(items: Sequence[dict[str, Any]], *, instructions: str | None, model_id: str,
                   history: int = 0) -> tuple[ChatMessage, ...]:
     """Items (the first ``history`` of them from the previous response) -> the engine's chat messages."""
-    out: list[dict[str, Any]] = []
+    out: list[dict[str, Any]] = []  # ChatMessage's fields, its calls in a list while a turn gathers them
     if instructions:
-        out.append({"role": "system", "content": instructions, "extra": {}})
+        out.append({"role": "system", "content": instructions})
     reasoning = ""
     previous_kind = ""
     for i, item in enumerate(items):
@@ -128,25 +128,24 @@ def chat_messages(items: Sequence[dict[str, Any]], *, instructions: str | None, 
         elif kind == "message":
             role = "system" if item["role"] == "developer" else item["role"]
             text = chat.content_text(_text_parts(item["content"]), model_id, f"{param}.content")
-            extra = {"reasoning_content": reasoning} if role == "assistant" and reasoning else {}
+            thought = {"reasoning_content": reasoning} if role == "assistant" and reasoning else {}
             reasoning = "" if role == "assistant" else reasoning
-            out.append({"role": role, "content": text, "extra": extra})
+            out.append({"role": role, "content": text, **thought})
         elif kind == "function_call":
-            call = {"id": item["call_id"], "type": "function",
-                    "function": {"name": item["name"], "arguments": item["arguments"]}}
+            call = PastCall(item["name"], item["arguments"], item["call_id"])
             joins = previous_kind in ("assistant", "function_call") and out and out[-1]["role"] == "assistant"
             if not joins:
-                out.append({"role": "assistant", "content": "",
-                            "extra": {"reasoning_content": reasoning} if reasoning else {}})
+                thought = {"reasoning_content": reasoning} if reasoning else {}
+                out.append({"role": "assistant", "content": "", **thought})
                 reasoning = ""
-            out[-1]["extra"].setdefault("tool_calls", []).append(call)
+            out[-1]["tool_calls"] = [*out[-1].get("tool_calls", ()), call]
         elif kind == "function_call_output":
             text = _output_text(item["output"], model_id, f"{param}.output")
             named = ".".join(str(item[key]) for key in ("namespace", "name") if item.get(key))
-            extra = {"tool_call_id": item["call_id"]} if "call_id" in item else {"name": named}
-            out.append({"role": "tool", "content": text, "extra": extra})
+            answers = {"tool_call_id": item["call_id"]} if "call_id" in item else {"name": named}
+            out.append({"role": "tool", "content": text, **answers})
         previous_kind = item.get("role", kind) if kind == "message" else kind
-    return tuple(ChatMessage(role=m["role"], content=m["content"], extra=m["extra"]) for m in out)
+    return tuple(ChatMessage(**{**m, "tool_calls": tuple(m.get("tool_calls", ()))}) for m in out)
 
 
 def _text_parts(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
