@@ -46,6 +46,17 @@ def test_the_surface_lists_what_it_exports() -> None:
     assert bound == set(engine.__all__)
 
 
+def test_the_surface_lists_only_what_the_rest_uses() -> None:
+    """A name on the surface is imported by some module outside the engine: what only the engine's own modules
+    (or tests) need stays below it."""
+    used: set[str] = set()
+    for path in (p for p in PACKAGE.rglob("*.py") if ENGINE not in p.parents):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == "superfluid.engine":
+                used |= {alias.name for alias in node.names}
+    assert sorted(set(engine.__all__) - used) == []
+
+
 def _self_attributes(cls_name: str, module: Path) -> set[str]:
     """The attributes ``cls_name``'s methods set on ``self``."""
     tree = ast.parse(module.read_text("utf-8"))

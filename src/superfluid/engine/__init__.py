@@ -2,10 +2,12 @@
 
 Everything outside ``superfluid.engine`` imports from this module and nothing below it (tests/test_engine_surface.py
 fails otherwise), the way httpx exposes its private modules through its ``__init__``. What is listed here is what
-handlers, the HTTP layer, the CLI, batches and the fleet may rely on; everything else in the package may move.
+handlers, the HTTP layer, the CLI, batches and the fleet may rely on, grouped by who uses it, and nothing they
+do not import; everything else in the package may move.
 
 Rooms: ``models/`` resolves references to files (``model_sources``), loads a GGUF and owns its llama.cpp context
-(``llama_model``), renders prompts (``chat_template``), and hands served models out (``registry``);
+(``llama_model``), renders prompts (``chat_template``), prepares and admits requests (``prompts``, ``intake``,
+behind ``served_model``), and hands served models out (``registry``);
 ``decoding/`` builds grammars, sampler chains and the readers of native tool-call and reasoning formats;
 ``scheduling/`` runs the lanes on one engine thread; ``embedding/`` and ``whisper/`` are the other two runtimes.
 """
@@ -24,7 +26,7 @@ from superfluid.engine.models.chat_template import (
     TemplateCompileError,
     can_switch_thinking,
 )
-from superfluid.engine.models.devices import BackendDevice, backend_devices, device_lines, gpu_build
+from superfluid.engine.models.devices import backend_devices, device_lines, gpu_build
 from superfluid.engine.models.llama_model import (
     BACKEND_VERSION,
     flash_attention,
@@ -40,7 +42,7 @@ from superfluid.engine.models.model_sources import (
     default_references,
     hub_unreachable,
 )
-from superfluid.engine.models.offload import OFFLOAD_FIELDS, Placement, offload_from
+from superfluid.engine.models.offload import OFFLOAD_FIELDS, offload_from
 from superfluid.engine.models.profile import ModelProfile, check_template_file
 from superfluid.engine.models.registry import ModelRegistry
 from superfluid.engine.models.runtimes import RUNTIMES, AnyProfile, LoadedModel, placement_of
@@ -70,81 +72,84 @@ from superfluid.engine.types import (
 from superfluid.engine.whisper.audio import decode as decode_audio
 from superfluid.engine.whisper.model import Segment, SpeechModel, SpeechRequest, Transcript
 
-__all__ = [
-    "ANY_JSON_OBJECT",
-    "BACKEND_VERSION",
-    "BUILTIN_TEMPLATES",
-    "CURRENT",
-    "DEFAULT_MODEL",
-    "LIGHT_PROMPT_CHARS",
-    "OFFLOAD_FIELDS",
-    "QOS_CLASSES",
-    "QOS_RANK",
-    "RUNTIMES",
-    "AdapterCatalog",
-    "AdapterSet",
-    "AnyProfile",
-    "BackendDevice",
+__all__ = [  # noqa: RUF022 - grouped by who uses them, sorted by kin within a group
+    # Requests in and events out: what every dialect's handler translates to and from
     "ChatMessage",
     "ChatPrompt",
-    "ChatTemplate",
-    "ChoiceResult",
-    "Constraint",
-    "EmbeddingModel",
-    "EngineStats",
     "FimPrompt",
-    "FinishReason",
-    "Finished",
-    "GenerationRequest",
-    "GenerationResult",
-    "GenerationStream",
-    "Histogram",
-    "LoadStats",
-    "LoadedModel",
-    "ModelProfile",
-    "ModelRegistry",
-    "ModelSource",
-    "ModelSourceError",
     "PastCall",
-    "Placement",
-    "PreparedPrompt",
     "Prompt",
-    "RequestScope",
-    "SamplingParams",
-    "Segment",
-    "ServedModel",
-    "SpeechModel",
-    "SpeechRequest",
-    "TemplateCompileError",
-    "TextDelta",
     "TextPrompt",
-    "TokenLogprob",
-    "ToolCallDelta",
-    "ToolChoice",
+    "GenerationRequest",
+    "SamplingParams",
+    "Constraint",
+    "ANY_JSON_OBJECT",
     "ToolPolicy",
     "ToolSpec",
-    "Transcript",
-    "Usage",
-    "Vector",
-    "backend_devices",
-    "base64_le_f32",
-    "can_switch_thinking",
-    "check_template_file",
-    "cosine_ranking",
-    "decode_audio",
-    "default_references",
-    "device_lines",
-    "entry_for",
-    "flash_attention",
-    "gpu_build",
-    "hub_unreachable",
+    "ToolChoice",
+    "PreparedPrompt",
+    "LIGHT_PROMPT_CHARS",
     "is_light",
+    "GenerationStream",
+    "TextDelta",
+    "ToolCallDelta",
+    "TokenLogprob",
+    "Finished",
+    "FinishReason",
+    "ChoiceResult",
+    "GenerationResult",
+    "Usage",
+    "QOS_CLASSES",
+    "QOS_RANK",
+    "RequestScope",
+    "CURRENT",
+    # Served models and the registry that hands them out
+    "ModelRegistry",
+    "ServedModel",
+    "LoadedModel",
+    "AnyProfile",
+    "ModelProfile",
+    "RUNTIMES",
+    "placement_of",
+    "ChatTemplate",
+    "can_switch_thinking",
+    "AdapterSet",
+    "AdapterCatalog",
+    "entry_for",
     "lanes_own_their_cells",
+    "shared_kv_pool",
+    # The other two runtimes: embeddings and speech
+    "EmbeddingModel",
+    "Vector",
+    "base64_le_f32",
+    "cosine_ranking",
     "normalize_vector",
+    "truncate_vector",
+    "SpeechModel",
+    "SpeechRequest",
+    "Segment",
+    "Transcript",
+    "decode_audio",
+    # Figures for /metrics and /props
+    "EngineStats",
+    "Histogram",
+    "LoadStats",
+    "BACKEND_VERSION",
+    # What the command line checks and resolves before a model loads (cli.py, flags.py, the fleet)
+    "DEFAULT_MODEL",
+    "ModelSource",
+    "ModelSourceError",
+    "default_references",
+    "hub_unreachable",
+    "BUILTIN_TEMPLATES",
+    "TemplateCompileError",
+    "check_template_file",
+    "OFFLOAD_FIELDS",
     "offload_from",
     "offload_problem",
-    "placement_of",
+    "flash_attention",
     "settings_problem",
-    "shared_kv_pool",
-    "truncate_vector",
+    "backend_devices",
+    "device_lines",
+    "gpu_build",
 ]

@@ -1,10 +1,10 @@
-"""What ServedModel decides before any token work: which requests are light enough for the event loop, and how
-much of a message survives a template's trimming."""
+"""What a served model's prompt preparation (engine/models/prompts.py) decides before any token work: which
+requests are light enough for the event loop, and how much of a message survives a template's trimming."""
 
 from __future__ import annotations
 
 from superfluid.engine.decoding.grammar import ANY_JSON_OBJECT, Constraint
-from superfluid.engine.models.served_model import (
+from superfluid.engine.models.prompts import (
     COUNT_SLICE,
     LIGHT_MESSAGES,
     LIGHT_PROMPT_CHARS,
