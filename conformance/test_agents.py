@@ -3,8 +3,8 @@ real server: a one-shot run that answers with the model's text, and a run asked 
 call the agent executes and answers. Every exchange passes through a recorder (conformance/agent_wire.py), so the
 tests check what went over the wire, not only what the agent printed.
 
-The server is the bundled SmolLM2-135M-Instruct with a 32,768-token window: these agents' prompts do not fit
-8,192 tokens. The bundled gemma3-270m is Gemma 3's pretrained (base) model, which never ends a turn of text on
+The server is the bundled SmolLM2-135M-Instruct with a 32,768-token window (these agents' prompts do not fit
+8,192 tokens), laid out as ``superfluid launch`` starts one for an agent: two lanes with cells of their own. The bundled gemma3-270m is Gemma 3's pretrained (base) model, which never ends a turn of text on
 its own (docs/launch.md), so it cannot give a one-shot answer. A model this small picks tools eagerly and
 loops on them; the tool runs stop the agent once a call has been executed and answered, and the one-shot runs
 use each agent's own settings for a run without tools (OpenCode's also sets its agent's temperature to 0, so the
@@ -32,6 +32,13 @@ from conformance.server import DEFAULT_MODEL, RunningServer, start_server, stop_
 
 WINDOW = 32768
 REPLY_CAP = 1024
+LANES = 2
+AGENT_FLAGS = [DEFAULT_MODEL, "--ctx-size", str(WINDOW), "--parallel", str(LANES), "--kv-size", str(WINDOW * LANES),
+               "-n", str(REPLY_CAP)]
+"""The layout ``superfluid launch`` starts a server with for an agent (docs/launch.md, "Give each lane its own KV
+cells for agents": two lanes, each with a window of cells of its own, so flash attention stays off and a long
+conversation's warm turns stay fast). -n: a reply the agent sets no cap for (Codex, OpenCode) ends after REPLY_CAP
+tokens, as an operator would keep a small model from rambling for minutes."""
 RUN_LIMIT_S = 180
 ONE_SHOT_S = 120
 ATTEMPTS = 3
@@ -49,9 +56,7 @@ def agents() -> Path:
 @pytest.fixture(scope="module")
 def agent_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     folder = tmp_path_factory.mktemp("agent-server")
-    # -n: a reply the agent sets no cap for (Codex, OpenCode) ends after REPLY_CAP tokens, as an operator would
-    # keep a small model from rambling for minutes.
-    server = start_server([DEFAULT_MODEL, "--ctx-size", str(WINDOW), "-n", str(REPLY_CAP)], folder / "server.log")
+    server = start_server(AGENT_FLAGS, folder / "server.log")
     yield server
     stop_server(server)
 
@@ -265,10 +270,10 @@ def _claude_one_shot(wire: Wire, agents: Path, workdir: Path, passed: list[str])
 def test_claude_code_continues_its_session_warm_after_a_restart(agents: Path, workdir: Path,
                                                                  tmp_path_factory: pytest.TempPathFactory) -> None:
     """A session of Claude Code through ``superfluid launch``, the server stopped and started again on the same
-    sessions directory (its default flags otherwise), then ``claude --continue``: the request that carries the
-    earlier turn is served from the saved cells (docs/launch.md), not prefilled again."""
+    sessions directory, then ``claude --continue``: the request that carries the earlier turn is served from the
+    saved cells (docs/launch.md), not prefilled again."""
     folder = tmp_path_factory.mktemp("agent-restart")
-    flags = [DEFAULT_MODEL, "--ctx-size", str(WINDOW), "-n", str(REPLY_CAP)]
+    flags = AGENT_FLAGS
     one_shot = ["--tools", "", "--output-format", "json"]
     server = start_server(flags, folder / "before.log")
     try:
