@@ -4,12 +4,13 @@ call the agent executes and answers. Every exchange passes through a recorder (c
 tests check what went over the wire, not only what the agent printed.
 
 The server is the bundled SmolLM2-135M-Instruct with a 32,768-token window (these agents' prompts do not fit
-8,192 tokens), laid out as ``superfluid launch`` starts one for an agent: two lanes with cells of their own. The bundled gemma3-270m is Gemma 3's pretrained (base) model, which never ends a turn of text on
-its own (docs/launch.md), so it cannot give a one-shot answer. A model this small picks tools eagerly and
-loops on them; the tool runs stop the agent once a call has been executed and answered, and the one-shot runs
-use each agent's own settings for a run without tools (OpenCode's also sets its agent's temperature to 0, so the
-reply is greedy and ends the same way every run). Codex has no switch for tools, and sends no temperature, so
-its one-shot answer is not tested here (docs/launch.md).
+8,192 tokens), laid out as ``superfluid launch`` starts one for an agent: two lanes with cells of their own. The
+bundled gemma3-270m is Gemma 3's pretrained (base) model, which never ends a turn of text on its own
+(docs/launch.md), so it cannot give a one-shot answer. A model this small picks tools eagerly and loops on them;
+the tool runs stop the agent once a call has been executed and answered, and the one-shot runs use each agent's
+own settings for a run without tools (OpenCode's also sets its agent's temperature to 0, so the reply is greedy
+and ends the same way every run). Codex has no switch for tools, and sends no temperature, so its one-shot answer
+is not tested here (docs/launch.md).
 """
 
 from __future__ import annotations
