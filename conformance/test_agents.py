@@ -274,9 +274,8 @@ def test_claude_code_continues_its_session_warm_after_a_restart(agents: Path, wo
     sessions directory, then ``claude --continue``: the request that carries the earlier turn is served from the
     saved cells (docs/launch.md), not prefilled again."""
     folder = tmp_path_factory.mktemp("agent-restart")
-    flags = AGENT_FLAGS
     one_shot = ["--tools", "", "--output-format", "json"]
-    server = start_server(flags, folder / "before.log")
+    server = start_server(AGENT_FLAGS, folder / "before.log")
     try:
         wire = Wire(server.base_url).start()
         try:
@@ -285,7 +284,7 @@ def test_claude_code_continues_its_session_warm_after_a_restart(agents: Path, wo
             wire.stop()
     finally:
         stop_server(server)  # a stop saves the lanes to the disk tier
-    server = start_server(flags, folder / "after.log")
+    server = start_server(AGENT_FLAGS, folder / "after.log")
     try:
         wire = Wire(server.base_url).start()
         try:

@@ -40,6 +40,12 @@ class PastCall:
     """JSON text (OpenAI's wire) or an object (Ollama's, Anthropic's ``input``)."""
     id: str | None = None
 
+    @classmethod
+    def from_template_dict(cls, call: dict[str, Any]) -> PastCall:
+        """The inverse of ``as_template_dict`` (also OpenAI's wire shape of a call)."""
+        function = call.get("function") or {}
+        return cls(function.get("name"), function.get("arguments"), call.get("id"))
+
     def as_template_dict(self) -> dict[str, Any]:
         """The shape chat templates read (Hugging Face's convention)."""
         out: dict[str, Any] = {"type": "function", "function": {"name": self.name, "arguments": self.arguments}}
@@ -63,8 +69,7 @@ class ChatMessage:
     @classmethod
     def from_template_dict(cls, message: dict[str, Any]) -> ChatMessage:
         """The inverse of ``as_template_dict``: a message in the shape chat templates read."""
-        calls = tuple(PastCall((c.get("function") or {}).get("name"), (c.get("function") or {}).get("arguments"),
-                               c.get("id")) for c in message.get("tool_calls") or ())
+        calls = tuple(PastCall.from_template_dict(c) for c in message.get("tool_calls") or ())
         return cls(role=message["role"], content=message.get("content") or "", name=message.get("name"),
                    tool_call_id=message.get("tool_call_id"), tool_calls=calls,
                    reasoning_content=message.get("reasoning_content"))

@@ -159,7 +159,7 @@ def _warm_headers(warm: int, generation: GenerationStream) -> dict[str, str]:
     headers = {WARM: str(warm)}
     if generation.restored_tokens:
         headers[WARM_DISK] = str(generation.restored_tokens)
-        headers[WARM_FROM] = generation.restored_from or "disk"
+        headers[WARM_FROM] = generation.restored_from
     return headers
 
 

@@ -28,10 +28,6 @@ from superfluid.http.dialect import Dialect
 from superfluid.http.streams import Frame, dumps, sse_data
 
 _TEXT_PARTS = frozenset({"text", "input_text"})
-def past_call(call: dict[str, Any]) -> PastCall:
-    """An OpenAI tool call an earlier assistant turn made (arguments as the JSON text the client sent)."""
-    function = call.get("function") or {}
-    return PastCall(function.get("name"), function.get("arguments"), call.get("id"))
 
 
 def content_text(content: str | list[dict[str, Any]] | None, model_id: str, param: str) -> str:
@@ -58,7 +54,8 @@ def convert_messages(raw: list[dict[str, Any]], model_id: str) -> tuple[ChatMess
         text = message.get("content")
         if not isinstance(text, str):  # the usual string needs no work (a body of 20,000 messages adds up)
             text = content_text(text, model_id, f"messages[{i}].content")
-        calls = tuple(past_call(call) for call in message.get("tool_calls") or ())
+        # An OpenAI call is in the shape templates read: its arguments stay the JSON text the client sent.
+        calls = tuple(PastCall.from_template_dict(call) for call in message.get("tool_calls") or ())
         out.append(ChatMessage(role=role, content=text, name=message.get("name"),
                                tool_call_id=message.get("tool_call_id"), tool_calls=calls,
                                reasoning_content=message.get("reasoning_content")))
